@@ -1,0 +1,5 @@
+"""Allow ``python -m companion``."""
+
+from companion.cli import main
+
+main()

@@ -1,0 +1,72 @@
+"""One exception hierarchy, so the page and the CLI can catch and show any refusal.
+
+Every class also inherits the builtin a caller would naturally catch (ValueError for bad input,
+RuntimeError for hardware), as gpiozero does.
+"""
+
+from __future__ import annotations
+
+
+class CompanionError(Exception):
+    """Base of every error this package raises on purpose."""
+
+
+class IllegalMove(CompanionError, ValueError):
+    """A play, pass or other action refused by the rules; ``reason`` names why.
+
+    ``reason`` is one of the short words in :data:`REASONS` so that callers (the tracker, the
+    page, ``companion replay``) can react without parsing the message.
+    """
+
+    REASONS = (
+        "occupied",
+        "suicide",
+        "ko",
+        "superko",
+        "reserved",
+        "no stones left",
+        "not your turn",
+        "game over",
+        "off board",
+        "not allowed",
+    )
+
+    def __init__(self, reason: str, message: str | None = None) -> None:
+        self.reason = reason
+        super().__init__(message or reason)
+
+
+class MapError(CompanionError, ValueError):
+    """A topology or map file that cannot be a board (names the spot or line at fault)."""
+
+
+class RecordError(CompanionError, ValueError):
+    """A game record (SGF, JSON record) that cannot be read or written."""
+
+
+class HardwareError(CompanionError, RuntimeError):
+    """Base for cameras, sensor grids and other devices."""
+
+
+class CameraUnavailable(HardwareError):
+    """A frame source that is absent, unplugged or refuses to open."""
+
+
+class SensorError(HardwareError):
+    """A sensor grid that reads nonsense or cannot be reached."""
+
+
+class VisionError(CompanionError, RuntimeError):
+    """A photo that cannot be read as a board."""
+
+
+class BoardNotFound(VisionError):
+    """No board could be located in the image."""
+
+
+class CalibrationError(CompanionError, ValueError):
+    """A calibration profile that is missing, malformed or no longer fits the camera."""
+
+
+class JournalError(CompanionError, RuntimeError):
+    """A journal database that is corrupt, foreign or cannot be written."""

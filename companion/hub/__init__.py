@@ -1,0 +1,1 @@
+"""Many tables, one hub: MQTT publisher and the hub page."""

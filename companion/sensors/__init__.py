@@ -1,0 +1,1 @@
+"""Magnetic sensor grids (gpiozero devices) and their simulated twin."""

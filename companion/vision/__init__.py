@@ -1,0 +1,1 @@
+"""Camera reading: find the board, calibration profiles, read stones, render test boards."""
