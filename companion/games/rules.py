@@ -10,7 +10,7 @@ stone supply) can still be overridden per game::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.games.go import GoGame, KoRule, Scoring
 from companion.games.topology import Topology, grid, stacked
@@ -67,7 +67,7 @@ class FridgeGo(GoGame):
     """
 
     name = "fridge"
-    aliases: tuple[str, ...] = ("fridgego",)
+    aliases: ClassVar[tuple[str, ...]] = ("fridgego",)
     description = "FridgeGo: 9x9, 40 stones each, captures go home, stones + surrounded points"
     komi = 0.0
     ko_rule = KoRule.POSITIONAL
