@@ -34,7 +34,6 @@ makes "undo restores the exact position and hash" true by construction.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -134,13 +133,20 @@ def _zobrist(n: int) -> tuple[list[list[int]], list[int]]:
     return keys
 
 
-@dataclass
 class _Action:
     """What the undo log replays: a move, or a setup (handicap / position) step."""
 
-    move: Move | None = None
-    setup: tuple[tuple[int, int], ...] = ()
-    to_move: int | None = None
+    __slots__ = ("move", "setup", "to_move")
+
+    def __init__(
+        self,
+        move: Move | None = None,
+        setup: tuple[tuple[int, int], ...] = (),
+        to_move: int | None = None,
+    ) -> None:
+        self.move = move
+        self.setup = setup
+        self.to_move = to_move
 
 
 @dataclass
@@ -238,9 +244,11 @@ class GoGame:
         self.result: Score | None = None
         self.last_captured: tuple[int, ...] = ()
         self._ko_spot: int | None = None
-        self._positions: Counter[int] = Counter({0: 1})
-        self._situations: Counter[int] = Counter({self._zt[0]: 1})
-        self._own: list[Counter[int]] = [Counter() for _ in range(players)]
+        self._pending: tuple[int, int, int, tuple[list[_Chain], bool, int]] | None = None
+        # Repetition memory: sets suffice because undo rebuilds from the action list.
+        self._positions: set[int] = {0}
+        self._situations: set[int] = {self._zt[0]}
+        self._own: list[set[int]] = [set() for _ in range(players)]
         self._init_variant()
 
     def _init_variant(self) -> None:
@@ -433,7 +441,16 @@ class GoGame:
             if self._colour[s] == EMPTY and self.is_legal(s, player)
         ]
 
+    _MESSAGES: ClassVar[dict[str, str]] = {
+        "occupied": "{spot} is occupied",
+        "suicide": "{spot} would be suicide",
+        "ko": "{spot} retakes the ko at once",
+        "superko": "{spot} repeats an earlier position",
+        "no stones left": "{player} has no stones left",
+    }
+
     def _check(self, move: Move) -> None:
+        """Raise IllegalMove when ``move`` may not be made now (nothing changes)."""
         if self.over:
             raise IllegalMove("game over", "the game is over")
         if move.player != self.to_move:
@@ -447,31 +464,57 @@ class GoGame:
         assert spot is not None
         if not 0 <= spot < len(self._colour):
             raise IllegalMove("off board", f"spot {spot} is not on the board")
+        reason = self._play_refusal(spot, move.player)
+        if reason is not None:
+            if reason == "superko" and self.knobs.ko is KoRule.NATURAL:
+                text = f"{self.spot_name(spot)} repeats a position left by your own earlier play"
+            else:
+                text = self._MESSAGES.get(reason, "{spot}: " + reason).format(
+                    spot=self.spot_name(spot), player=self.player_name(move.player)
+                )
+            raise IllegalMove(reason, text)
+
+    def _play_refusal(self, spot: int, player: int) -> str | None:
+        """The reason code refusing a play by the player to move, or None (fast: no messages).
+
+        On success the computed effects are kept for :meth:`_apply_play` to reuse.
+        """
         if self._colour[spot] != EMPTY:
-            raise IllegalMove("occupied", f"{self.spot_name(spot)} is occupied")
-        if self.in_hand[move.player] == 0:
-            raise IllegalMove(
-                "no stones left", f"{self.player_name(move.player)} has no stones left"
-            )
-        self._refuse(spot, move.player)
-        _, suicide, new_hash = self._effects(spot, move.player)
+            return "occupied"
+        if self.in_hand[player] == 0:
+            return "no stones left"
+        try:
+            self._refuse(spot, player)
+        except IllegalMove as exc:
+            return exc.reason
+        effects = self._effects(spot, player)
+        _, suicide, new_hash = effects
         if suicide and not self.knobs.suicide:
-            raise IllegalMove("suicide", f"{self.spot_name(spot)} would be suicide")
+            return "suicide"
         ko = self.knobs.ko
-        if ko is KoRule.SIMPLE and spot == self._ko_spot:
-            raise IllegalMove("ko", f"{self.spot_name(spot)} retakes the ko at once")
-        if ko is KoRule.POSITIONAL and new_hash in self._positions:
-            raise IllegalMove("superko", f"{self.spot_name(spot)} repeats an earlier position")
-        if (
-            ko is KoRule.SITUATIONAL
-            and (new_hash ^ self._zt[self._next_player(move.player)]) in self._situations
-        ):
-            raise IllegalMove("superko", f"{self.spot_name(spot)} repeats an earlier position")
-        if ko is KoRule.NATURAL and new_hash in self._own[move.player]:
-            raise IllegalMove(
-                "superko",
-                f"{self.spot_name(spot)} repeats a position left by your own earlier play",
-            )
+        if ko is KoRule.SIMPLE:
+            if spot == self._ko_spot:
+                return "ko"
+        elif ko is KoRule.POSITIONAL:
+            if new_hash in self._positions:
+                return "superko"
+        elif ko is KoRule.SITUATIONAL:
+            if (new_hash ^ self._zt[self._next_player(player)]) in self._situations:
+                return "superko"
+        elif ko is KoRule.NATURAL and new_hash in self._own[player]:
+            return "superko"
+        self._pending = (spot, player, self._hash, effects)
+        return None
+
+    def try_play(self, spot: int) -> tuple[int, ...] | None:
+        """Play ``spot`` for the player to move if legal; returns the captures, or None when
+        refused (nothing changes). The fast path for playouts: no exception, no message."""
+        if self.over or self._play_refusal(spot, self.to_move) is not None:
+            return None
+        action = _Action(move=Move("play", self.to_move, spot))
+        self._apply(action)
+        self._actions.append(action)
+        return self.last_captured
 
     def _refuse(self, spot: int, player: int) -> None:
         """Hook: raise IllegalMove for a rule set's own refusals (GoBeyond's reserved spots)."""
@@ -541,7 +584,7 @@ class GoGame:
                 self._finish_by_resignation()
             return
         self.to_move = self._next_player(move.player)
-        self._situations[self._hash ^ self._zt[self.to_move]] += 1
+        self._situations.add(self._hash ^ self._zt[self.to_move])
         if not self.over:
             if len(self.active_players) <= 1:
                 self._finish_by_resignation()
@@ -566,8 +609,8 @@ class GoGame:
                 )
         if action.to_move is not None:
             self.to_move = action.to_move
-        self._positions[self._hash] += 1
-        self._situations[self._hash ^ self._zt[self.to_move]] += 1
+        self._positions.add(self._hash)
+        self._situations.add(self._hash ^ self._zt[self.to_move])
 
     def _rebuild_chains(self) -> None:
         self._chain = [None] * len(self._colour)
@@ -589,7 +632,12 @@ class GoGame:
                         stack.append(n)
 
     def _apply_play(self, spot: int, player: int) -> None:
-        captured, suicide, new_hash = self._effects(spot, player)
+        pending = self._pending
+        if pending is not None and pending[:3] == (spot, player, self._hash):
+            captured, suicide, new_hash = pending[3]
+        else:
+            captured, suicide, new_hash = self._effects(spot, player)
+        self._pending = None
         colour = self._colour
         chains = self._chain
         nbrs = self._nbrs
@@ -648,8 +696,8 @@ class GoGame:
             and not suicide
         ):
             self._ko_spot = captured[0].stones[0]
-        self._positions[new_hash] += 1
-        self._own[player][new_hash] += 1
+        self._positions.add(new_hash)
+        self._own[player].add(new_hash)
         self._after_play(spot, player, tuple(removed))
 
     def _remove(self, victim: _Chain) -> None:
