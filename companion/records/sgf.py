@@ -68,7 +68,6 @@ _ROOT_KNOWN = {
     "C", "XRULES", "XKO", "XSUICIDE", "XSTONES",
 }  # fmt: skip
 _NODE_KNOWN = {"B", "W", "BL", "WL", "OB", "OW", "C", "XT", "XSKIP", "XRESIGN"}
-_SETUP = ("AB", "AW", "AE", "PL")
 
 
 def rules_for(ru: str | None) -> tuple[str, dict[str, Any], bool]:
@@ -121,7 +120,8 @@ class _Reader:
             return sgf_properties.interpret_real(text) if real else float(int(text))
         except ValueError:
             value = raw.decode("latin-1")
-            raise self.fail(f"{what}[{value}] is not a {'number' if real else 'whole number'}")
+            kind = "number" if real else "whole number"
+            raise self.fail(f"{what}[{value}] is not a {kind}") from None
 
     def point(self, raw: bytes, what: str) -> int:
         value = raw.decode("latin-1")
@@ -152,7 +152,9 @@ class _Reader:
             raise self.fail(f"{what}[{colour}] is not B or W")
         return _COLOURS[colour]
 
-    def raw_props(self, props: dict[str, list[bytes]], skip: set[str]) -> dict[str, tuple[str, ...]]:
+    def raw_props(
+        self, props: dict[str, list[bytes]], skip: set[str]
+    ) -> dict[str, tuple[str, ...]]:
         found = {
             k: tuple(self.decode(v, k) for v in values)
             for k, values in sorted(props.items())
@@ -196,7 +198,9 @@ class _Reader:
             self.warnings.append(f"KM[{komi:g}] read as hundredths: komi {komi / 100:g}")
             komi /= 100
         if rules == "chinese" and (komi * 4) % 2 == 1:
-            self.warnings.append(f"KM {komi:g} is in stones (Chinese counting): {komi * 2:g} points")
+            self.warnings.append(
+                f"KM {komi:g} is in stones (Chinese counting): {komi * 2:g} points"
+            )
             komi *= 2
         return komi
 
@@ -245,13 +249,12 @@ class _Reader:
     def node(self, record: GameRecord, node: dict[str, list[bytes]], *, root: bool) -> None:
         number = len(record.moves) + 1
         here = f"move {number}" if not root else "root"
-        setup = [k for k in _SETUP if k in node]
-        if setup and not root:
-            if record.moves:
-                raise self.fail(
-                    f"{', '.join(setup)} before move {number}: setup stones after the first "
-                    "move are not supported"
-                )
+        setup = [k for k in ("AB", "AW", "AE") if k in node]
+        if setup and not root and record.moves:
+            raise self.fail(
+                f"{', '.join(setup)} before move {number}: setup stones after the first "
+                "move are not supported"
+            )
         for ident, player in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
             for spot in self.points(node.get(ident, []), f"{here}: {ident}"):
                 if player == EMPTY:
@@ -260,6 +263,7 @@ class _Reader:
                     record.setup[spot] = player
         if "PL" in node and not record.moves:
             record.to_move = self.colour(node["PL"][0], f"{here}: PL")
+            node = {k: v for k, v in node.items() if k != "PL"}
         if "B" in node and "W" in node:
             raise self.fail(f"move {number} has both B and W")
         move: Move | None = None
@@ -322,9 +326,7 @@ class _Reader:
             time=self.number(node["XT"][0], f"move {number}: XT", real=True)
             if "XT" in node
             else None,
-            properties={}
-            if root
-            else self.raw_props(node, _NODE_KNOWN | set(_SETUP)),
+            properties={} if root else self.raw_props(node, _NODE_KNOWN | {"AB", "AW", "AE"}),
         )
 
 
