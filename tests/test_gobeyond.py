@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ from companion.games.rules import find_rules, new_game
 from companion.games.topology import grid, parse_map
 
 
-def position(rows: str, *, players: int = 2, to_move: int = 0, **options: object) -> GoBeyond:
+def position(rows: str, *, players: int = 2, to_move: int = 0, **options: Any) -> GoBeyond:
     """A game on a grid set up from ASCII rows (the setup costs and pays nothing)."""
     lines = [line.split() for line in textwrap.dedent(rows).strip().splitlines()]
     height, width = len(lines), len(lines[0])
-    game = GoBeyond(grid(width, height), players=players, **options)  # type: ignore[arg-type]
+    game = GoBeyond(grid(width, height), players=players, **options)
     stones = {
         r * width + c: LETTERS.index(token)
         for r, line in enumerate(lines)
@@ -391,6 +392,7 @@ def test_surrender_bounty_goes_to_the_claimant_and_none_when_disputed() -> None:
     }
     assert score.detail[1]["surrender bounty"] == 0
     assert score.points == (254.0, 200.0)
+    assert game.claimed()[0] == {at(game, r, c) for r, c in ((0, 0), (0, 1), (2, 0), (2, 1))}
     game.agree(0)
     assert game.result is None
     game.agree(1)
@@ -649,3 +651,7 @@ def test_score_is_a_score() -> None:
     assert isinstance(game.score(), Score)
     with pytest.raises(ValueError):
         game.score(dead=[0])
+    with pytest.raises(ValueError):
+        game.score(dead=[-1])
+    with pytest.raises(ValueError):
+        game.score(no_mans_land=[9])

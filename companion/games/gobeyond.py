@@ -208,8 +208,15 @@ class GoBeyond(GoGame):
 
     # ------------------------------------------------------------------ views
     def claimed(self) -> list[frozenset[int]]:
-        """The territory spots each player claims now (no-man's-land only counts in cleanup)."""
-        return territory(self.topology, self.board, self.players)
+        """The territory spots each player claims now (for the page's diamonds and the
+        dividend); in cleanup, with the surrendered stones off and no-man's-land marked."""
+        return territory(
+            self.topology,
+            self.board,
+            self.players,
+            dead=frozenset(self._surrendered),
+            no_mans_land=frozenset(self._no_mans_land),
+        )
 
     def dividend_due(self, player: int | None = None) -> int:
         """The dividend ``player`` (default: to move) is paid at the start of their turn now."""
@@ -432,11 +439,15 @@ class GoBeyond(GoGame):
         surrendered and ``no_mans_land`` marked (method "economy").
 
         ``points[p]`` is live points + surrender bounties + territory bounty (+ komi for player
-        1); ``detail[p]`` says how. Raises ValueError when a dead spot is empty or a
-        no-man's-land spot holds a stone.
+        1); ``detail[p]`` says how. Raises ValueError when a spot is off the board, a dead spot
+        is empty or a no-man's-land spot holds a stone.
         """
         board = self.board
         gone: set[int] = set(self._surrendered)
+        dead, no_mans_land = list(dead), list(no_mans_land)
+        for spot in (*dead, *no_mans_land):
+            if not 0 <= spot < len(board):
+                raise ValueError(f"spot {spot} is not on the board")
         for spot in dead:
             if board[spot] == EMPTY:
                 raise ValueError(f"{self.spot_name(spot)} is empty, so it cannot be surrendered")
