@@ -74,7 +74,9 @@ class MockHallBoard:
 
     ``field[point]`` is the signed output shift (fraction of the reference) a magnet causes;
     :meth:`place` sets it from text rows. ``quiescent[point]`` is each sensor's empty output;
-    ``faults[point]`` one of ``"floating"``, ``"high"``, ``"low"`` or ``"dead"`` (no sensor).
+    ``faults[point]`` is one of ``"floating"`` (a broken wire without the pull-down resistor of
+    WIRING.md: random readings), ``"open"`` (a broken wire with it: 0 V) or ``"short"`` (to
+    the supply: full scale).
     """
 
     def __init__(
@@ -134,9 +136,9 @@ class MockHallBoard:
         fault = self.faults.get(point)
         if fault == "floating":
             return self.rng.uniform(0.0, 1.0)
-        if fault == "high":
+        if fault == "short":
             return 1.0
-        if fault in ("low", "dead"):
+        if fault == "open":
             return 0.0
         value = self.quiescent[point] + self.field.get(point, 0.0)
         return value + self.rng.gauss(0.0, self.noise)
