@@ -80,6 +80,25 @@ def classify(
     return EMPTY, max(0.0, min(1.0, 0.5 + 0.5 * (t.enter - size) / t.enter))
 
 
+def classify_scan(
+    raw: Sequence[Sequence[float]],
+    calibration: Calibration,
+    previous: Sequence[str],
+    thresholds: Thresholds,
+    black_sign: int = 1,
+) -> tuple[list[str], list[float]]:
+    """Classify every spot of one scan (``raw[spot]`` = its samples): (tokens, confidences)."""
+    states: list[str] = []
+    conf: list[float] = []
+    for spot, samples in enumerate(raw):
+        token, c = classify(
+            samples, calibration.baseline[spot], previous[spot], thresholds, black_sign
+        )
+        states.append(token)
+        conf.append(c)
+    return states, conf
+
+
 @dataclass(frozen=True)
 class Calibration:
     """Per-sensor empty-board baselines (None: the sensor failed calibration, reads ``"?"``).

@@ -26,8 +26,8 @@ from gpiozero import MCP3008, DigitalOutputDevice, GPIOZeroError
 
 from companion.errors import CalibrationError, SensorError
 from companion.games.topology import Topology, grid, stacked
-from companion.observation import EMPTY, UNKNOWN, Observation
-from companion.sensors.classify import Calibration, Thresholds, classify
+from companion.observation import EMPTY, Observation
+from companion.sensors.classify import Calibration, Thresholds, classify_scan
 from companion.sensors.pinmap import MUX_CHANNELS, PinMap, load_pinmap
 
 CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "calibration"
@@ -155,7 +155,7 @@ class HallGrid:
     def read_raw(self) -> list[list[float]]:
         """One pass over every sensor: per spot its samples (fractions of the reference).
 
-        Spots without a sensor get ``[nan]``. Raises SensorError if the grid is closed or an
+        Spots without a sensor get ``[nan]`` (classified ``"?"``). Raises SensorError if the grid is closed or an
         ADC read fails.
         """
         if not self._devices:
@@ -202,21 +202,9 @@ class HallGrid:
     def observe(self, raw: list[list[float]]) -> Observation:
         """Classify one :meth:`read_raw` result (keeps hysteresis state between calls)."""
         assert self.calibration is not None
-        states: list[str] = []
-        conf: list[float] = []
-        for spot, samples in enumerate(raw):
-            if len(samples) == 1 and math.isnan(samples[0]):
-                token, c = UNKNOWN, 0.0
-            else:
-                token, c = classify(
-                    samples,
-                    self.calibration.baseline[spot],
-                    self._previous[spot],
-                    self.thresholds,
-                    self.pinmap.black_sign,
-                )
-            states.append(token)
-            conf.append(c)
+        states, conf = classify_scan(
+            raw, self.calibration, self._previous, self.thresholds, self.pinmap.black_sign
+        )
         self._previous = states
         return Observation(
             states=tuple(states),
