@@ -78,3 +78,33 @@ class PinMapError(CompanionError, ValueError):
 
 class SourceEnded(CompanionError, EOFError):
     """A finite frame source (a folder of photos, a video file) has no more frames. Not a fault."""
+
+
+class IllegalTurn(IllegalMove):
+    """A Beyond Chess turn (piece move then square shift, or a Geret) refused by the rules.
+
+    ``reason`` is one of :data:`REASONS` (the Go words plus the chess ones) so the tracker, the
+    page and ``companion chess replay`` can react without parsing the message.
+    """
+
+    # The Go words plus the chess ones: a longer tuple than the base class declares.
+    REASONS = (  # type: ignore[assignment]
+        *IllegalMove.REASONS,
+        "no piece",
+        "not your piece",
+        "bad piece move",
+        "king in check",
+        "shift missing",
+        "no shift on first turn",
+        "shift not allowed",
+        "shift occupied",
+        "shift blocked",
+        "shift loses touch",
+        "orphan",
+        "geret backward",
+        "bad promotion",
+    )
+
+
+class PositionError(CompanionError, ValueError):
+    """A Beyond Chess position, position text or setup file that cannot be a game (says why)."""

@@ -1,0 +1,924 @@
+"""Beyond Chess: chess on 64 loose squares that the players shift every turn.
+
+The rules are ``shared/rules/beyond-chess.txt``. This module is the pure engine: no I/O, no
+notation beyond cell names (see :mod:`companion.games.beyond_chess_notation`). Squares sit on an
+unbounded integer grid; an empty grid cell is a *rift*. A turn is a piece move then a shift of one
+square, or a *Geret* (a pawn and its square moved together), which is the whole turn.
+
+Readings where the rule sheet is silent or loose (each one is tested in
+``tests/test_beyond_chess.py``):
+
+1. **Touching** means sharing a side *or a corner* (the sheet's orphan rule says "side or corner").
+   A shifted square must still touch one of the squares it touched before the shift, and after
+   the shift every square must touch at least one other square. Only that local rule is enforced:
+   the board may split into two groups of two or more squares (the sheet defines orphaning as
+   "not touching any other square", and invites combining boards).
+2. **A shift may not leave the mover's own king in check.** The king must already be safe after
+   the piece move (the sheet), and the turn must also *end* with the king safe, so a shift that
+   fills a rift and opens a line onto your own king is refused. (Removing a square only makes a
+   rift, which blocks lines, so only the shifted square's new cell can expose a king.)
+3. **A shift may give check** (the sheet only restricts how a check is escaped).
+4. **A piece move needs a shift to follow.** A piece move after which no legal shift exists is not
+   a legal turn; a side with no legal turn is checkmated (in check) or stalemated.
+5. **The opening turn has no shift, hence no Geret** (a Geret moves a square). This holds for
+   custom setups too: the game's first turn never shifts.
+6. **The square a piece just left may be shifted** in the same turn (it is now empty); the square
+   the piece landed on may not (it is occupied, and a pawn's square moves only by a Geret).
+7. **Diagonal steps are never blocked by rifts beside them:** a bishop, queen, king or capturing
+   pawn passes between two corners; only a rift *on* the path stops a slider.
+8. **Double step:** a pawn that has never moved (no step, capture or Geret) may step two cells
+   forward if both cells are empty squares. En passant is possible on the next turn only, and only
+   if the skipped cell is still a square when the capture is made.
+9. **Promotion** happens on the row (grid y) where the opponent's king stood at the start of the
+   game, whatever x the pawn has; a forward Geret onto that row promotes too.
+10. **Castling** (the king and a rook with castling right on the same row, three or more cells
+    apart): the king moves two cells toward the rook, which lands on the cell the king crossed.
+    Every cell between king and rook must be an empty square (no rift, no piece); the king may
+    not be in check, pass through or land on an attacked cell, and the whole turn must leave it
+    safe (a rook beyond the corner on a grown board can attack the king's new cell).
+11. **Eighth shift:** the shifts of the whole game (both players; a Geret counts, the piece moves
+    do not break the run) form a run while each shift is the exact reverse of the one before. The
+    shift that makes the run eight long is legal and ends the game as a stalemate (a draw) unless
+    the turn checkmates.
+12. **30-move rule:** once a side has only its king, its opponent has 30 turns to mate; the
+    turn that captured the last piece is not counted. If the 30th such turn does not mate, the game
+    ends as a stalemate (a draw). With two bare kings every turn counts. The 50-move rule and
+    repetition are not part of Beyond Chess and are not applied.
+13. **Square colours are not tracked:** the sheet says bishops ignore them, so they do not matter.
+
+The grid is bounded only by the cell encoding, +-32000 cells from the start: a game would need
+32000 shifts in one direction to reach it, which no table will see.
+
+:class:`FixedBoardChess` is the same engine with shifting turned off: plain chess (used by
+``companion chess perft --fixed-board`` to check move generation against published tables).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import ClassVar, Final, NamedTuple
+
+from companion.errors import IllegalTurn, PositionError
+
+Cell = int
+"""A grid cell, encoded as one int (see :func:`cell`); neighbours differ by fixed offsets."""
+
+STRIDE: Final = 1 << 16
+ORIGIN: Final = 1 << 15
+LIMIT: Final = ORIGIN - 64
+
+WHITE: Final = 0
+BLACK: Final = 8
+PAWN: Final = 1
+KNIGHT: Final = 2
+BISHOP: Final = 3
+ROOK: Final = 4
+QUEEN: Final = 5
+KING: Final = 6
+FRESH: Final = 16
+"""Flag on a pawn code: this pawn has never moved, so it may step two cells."""
+
+PIECE_LETTERS: Final = ".pnbrqk"
+PROMOTIONS: Final = (QUEEN, ROOK, BISHOP, KNIGHT)
+
+_N: Final = STRIDE
+_E: Final = 1
+ORTHO: Final = (_N, -_N, _E, -_E)
+DIAG: Final = (_N + _E, _N - _E, -_N + _E, -_N - _E)
+AROUND: Final = ORTHO + DIAG
+KNIGHT_STEPS: Final = (
+    2 * _N + 1,
+    2 * _N - 1,
+    -2 * _N + 1,
+    -2 * _N - 1,
+    _N + 2,
+    _N - 2,
+    -_N + 2,
+    -_N - 2,
+)
+_PERP: Final = {_N: (_E, -_E), -_N: (_E, -_E), _E: (_N, -_N), -_E: (_N, -_N)}
+
+
+def cell(x: int, y: int) -> Cell:
+    """The cell at column ``x``, row ``y`` (a1 is (0, 0)); raises PositionError past the grid."""
+    if not (-LIMIT <= x <= LIMIT and -LIMIT <= y <= LIMIT):
+        raise PositionError(f"cell ({x}, {y}) is beyond the grid")
+    return (x + ORIGIN) + (y + ORIGIN) * STRIDE
+
+
+def coords(c: Cell) -> tuple[int, int]:
+    """(x, y) of a cell."""
+    y, x = divmod(c, STRIDE)
+    return x - ORIGIN, y - ORIGIN
+
+
+def cell_name(c: Cell) -> str:
+    """``e4`` inside columns a-z and rows 1 and up, else ``[x,y]`` (zero-based, a1 = [0,0])."""
+    x, y = coords(c)
+    if 0 <= x < 26 and y >= 0:
+        return f"{chr(97 + x)}{y + 1}"
+    return f"[{x},{y}]"
+
+
+def piece_letter(piece: int) -> str:
+    """FEN letter of a piece code (upper case for white)."""
+    letter = PIECE_LETTERS[piece & 7]
+    return letter.upper() if piece & BLACK == WHITE else letter
+
+
+def colour_name(colour: int) -> str:
+    return "white" if colour == WHITE else "black"
+
+
+class Turn(NamedTuple):
+    """One turn: a piece move (``frm`` -> ``to``, ``promotion`` a piece type or 0) then
+    ``shift`` = (from cell, to cell) of one square; or, with ``geret``, a pawn and its square
+    moved together from ``frm`` to ``to`` (the whole turn, ``shift`` is None).
+
+    Castling is the king's two-cell move; en passant is the pawn's diagonal move to the skipped
+    cell. ``shift`` is None on the opening turn and on a fixed board.
+    """
+
+    frm: Cell
+    to: Cell
+    promotion: int = 0
+    shift: tuple[Cell, Cell] | None = None
+    geret: bool = False
+
+    @property
+    def piece_move(self) -> Turn:
+        """The piece-move part alone (what a half-made turn looks like); a Geret is itself."""
+        return self if self.geret or self.shift is None else self._replace(shift=None)
+
+
+class Outcome(NamedTuple):
+    """How a game ended: ``result`` "1-0", "0-1" or "1/2-1/2" and a reason in plain words."""
+
+    result: str
+    reason: str
+
+
+_Undo = tuple[Cell, Cell, int, int | None, Cell, Cell]
+_State = tuple[frozenset[Cell], Cell | None, int, int, bool, tuple[Cell, Cell] | None, int, int]
+
+
+class BeyondChess:
+    """A Beyond Chess position with its move stack (``push``/``pop`` as in python-chess).
+
+    ``pieces`` maps cell -> piece code (``colour | type``, plus :data:`FRESH` for a pawn that
+    may still step two). ``castling`` holds the cells of rooks that keep the right to castle.
+    ``promotion_rows`` = (row where white promotes, row where black promotes). ``last_shift``
+    and ``shift_run`` describe the run of back-and-forth shifts (reading 11); ``bare_turns``
+    counts the 30-move rule (reading 12). Raises PositionError for a position that cannot be a
+    game (a piece off the squares, not one king a side, the side not to move in check).
+    """
+
+    name: ClassVar[str] = "beyond"
+    title: ClassVar[str] = "Beyond Chess"
+    shifting: ClassVar[bool] = True
+    """Whether squares move: False gives plain chess on whatever squares there are."""
+
+    def __init__(
+        self,
+        *,
+        squares: Iterable[Cell],
+        pieces: Mapping[Cell, int],
+        turn: int = WHITE,
+        castling: Iterable[Cell] = (),
+        ep: Cell | None = None,
+        promotion_rows: tuple[int, int] = (7, 0),
+        halfmove: int = 0,
+        fullmove: int = 1,
+        first_turn: bool = False,
+        last_shift: tuple[Cell, Cell] | None = None,
+        shift_run: int = 0,
+        bare_turns: int = 0,
+    ) -> None:
+        self.sq: set[Cell] = set(squares)
+        self.board: dict[Cell, int] = dict(pieces)
+        if turn not in (WHITE, BLACK):
+            raise PositionError("the side to move must be white or black")
+        self.turn = turn
+        self.castling: frozenset[Cell] = frozenset(castling)
+        self.ep = ep
+        self.promotion_rows = promotion_rows
+        self.halfmove = halfmove
+        self.fullmove = fullmove
+        self.first_turn = first_turn and self.shifting
+        self.last_shift = last_shift
+        self.shift_run = shift_run if last_shift is not None else 0
+        self.bare_turns = bare_turns
+        self.kings = [0, 0]
+        self.counts = [0, 0]
+        self.move_stack: list[Turn] = []
+        self._stack: list[tuple[_Undo | None, tuple[Cell, Cell] | None, int, _State]] = []
+        self._validate()
+
+    def _validate(self) -> None:
+        kings: list[list[Cell]] = [[], []]
+        for c, p in self.board.items():
+            if c not in self.sq:
+                raise PositionError(f"a piece stands on a rift at {cell_name(c)}")
+            if p & 7 not in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING) or p & ~(FRESH | 15):
+                raise PositionError(f"unknown piece code {p} at {cell_name(c)}")
+            if p & FRESH and p & 7 != PAWN:
+                raise PositionError(f"only a pawn can be unmoved-flagged ({cell_name(c)})")
+            self.counts[p >> 3 & 1] += 1
+            if p & 7 == KING:
+                kings[p >> 3 & 1].append(c)
+        for side in (0, 1):
+            if len(kings[side]) != 1:
+                who = colour_name(side << 3)
+                raise PositionError(f"{who} must have exactly one king, not {len(kings[side])}")
+            self.kings[side] = kings[side][0]
+        for r in self.castling:
+            rook = self.board.get(r)
+            if rook is None or rook & 7 != ROOK:
+                raise PositionError(f"castling right for {cell_name(r)}, which holds no rook")
+            king = self.kings[rook >> 3 & 1]
+            if king // STRIDE != r // STRIDE or abs(king - r) < 3:
+                raise PositionError(f"the rook on {cell_name(r)} cannot castle with its king")
+        if self.ep is not None and self.ep not in self.sq:
+            raise PositionError(f"en passant cell {cell_name(self.ep)} is a rift")
+        if self._attacked(self.kings[(self.turn ^ BLACK) >> 3], self.turn):
+            raise PositionError(f"{colour_name(self.turn ^ BLACK)} is in check but not to move")
+
+    # ---- copying and looking -------------------------------------------------------------
+
+    def copy(self, *, stack: bool = True) -> BeyondChess:
+        """An independent copy (with its move stack unless ``stack`` is False)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.sq = set(self.sq)
+        new.board = dict(self.board)
+        new.kings = list(self.kings)
+        new.counts = list(self.counts)
+        new.move_stack = list(self.move_stack) if stack else []
+        new._stack = list(self._stack) if stack else []
+        return new
+
+    @property
+    def squares(self) -> frozenset[Cell]:
+        return frozenset(self.sq)
+
+    def piece_at(self, c: Cell) -> int | None:
+        return self.board.get(c)
+
+    def look(self) -> dict[Cell, str]:
+        """What a camera sees: per square "W", "B" (a piece of that colour) or "." (empty)."""
+        board = self.board
+        return {
+            c: ("." if (p := board.get(c)) is None else "B" if p & BLACK else "W") for c in self.sq
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} {colour_name(self.turn)} to move, "
+            f"{len(self.sq)} squares, {len(self.board)} pieces, turn {self.fullmove}>"
+        )
+
+    # ---- attacks --------------------------------------------------------------------------
+
+    def _attacked(self, target: Cell, by: int) -> bool:
+        """Whether side ``by`` attacks ``target`` (rifts stop sliders, never knights)."""
+        board = self.board
+        sq = self.sq
+        want = by | KNIGHT
+        for d in KNIGHT_STEPS:
+            q = board.get(target + d)
+            if q is not None and q & 15 == want:
+                return True
+        back = target - _N if by == WHITE else target + _N
+        want = by | PAWN
+        for c in (back + 1, back - 1):
+            q = board.get(c)
+            if q is not None and q & 15 == want:
+                return True
+        want = by | KING
+        for d in AROUND:
+            q = board.get(target + d)
+            if q is not None and q & 15 == want:
+                return True
+        queen = by | QUEEN
+        for dirs, slider in ((ORTHO, by | ROOK), (DIAG, by | BISHOP)):
+            for d in dirs:
+                c = target + d
+                while True:
+                    q = board.get(c)
+                    if q is None:
+                        if c not in sq:
+                            break
+                        c += d
+                        continue
+                    if q in (slider, queen):
+                        return True
+                    break
+        return False
+
+    def is_check(self) -> bool:
+        """Whether the side to move is in check."""
+        return self._attacked(self.kings[self.turn >> 3], self.turn ^ BLACK)
+
+    def _pinned(self, king: Cell, us: int) -> set[Cell]:
+        """Cells of ``us`` pieces that shield ``king`` from an enemy slider."""
+        board = self.board
+        sq = self.sq
+        them = us ^ BLACK
+        pinned: set[Cell] = set()
+        queen = them | QUEEN
+        for dirs, slider in ((ORTHO, them | ROOK), (DIAG, them | BISHOP)):
+            for d in dirs:
+                c = king + d
+                shield = -1
+                while True:
+                    q = board.get(c)
+                    if q is None:
+                        if c not in sq:
+                            break
+                    elif shield < 0:
+                        if q & BLACK != us:
+                            break
+                        shield = c
+                    else:
+                        if q in (slider, queen):
+                            pinned.add(shield)
+                        break
+                    c += d
+        return pinned
+
+    # ---- piece moves ------------------------------------------------------------------------
+
+    def _pawn_targets(
+        self, frm: Cell, to: Cell, us: int, out: list[tuple[Cell, Cell, int]]
+    ) -> None:
+        if (to // STRIDE - ORIGIN) == self.promotion_rows[us >> 3]:
+            for pr in PROMOTIONS:
+                out.append((frm, to, pr))
+        else:
+            out.append((frm, to, 0))
+
+    def _pseudo_moves(self) -> list[tuple[Cell, Cell, int]]:
+        """Piece moves by the rules of movement, ignoring checks and castling."""
+        board = self.board
+        sq = self.sq
+        us = self.turn
+        them = us ^ BLACK
+        ep = self.ep
+        out: list[tuple[Cell, Cell, int]] = []
+        append = out.append
+        fwd = _N if us == WHITE else -_N
+        for frm, p in board.items():
+            if p & BLACK != us:
+                continue
+            kind = p & 7
+            if kind == PAWN:
+                to = frm + fwd
+                if to in sq and to not in board:
+                    self._pawn_targets(frm, to, us, out)
+                    to2 = to + fwd
+                    if p & FRESH and to2 in sq and to2 not in board:
+                        self._pawn_targets(frm, to2, us, out)
+                for to in (frm + fwd + 1, frm + fwd - 1):
+                    q = board.get(to)
+                    if q is not None:
+                        if q & BLACK == them:
+                            self._pawn_targets(frm, to, us, out)
+                    elif to == ep and to in sq:
+                        victim = board.get(to - fwd)
+                        if victim is not None and victim & 15 == them | PAWN:
+                            append((frm, to, 0))
+            elif kind in (KNIGHT, KING):
+                for d in KNIGHT_STEPS if kind == KNIGHT else AROUND:
+                    to = frm + d
+                    q = board.get(to)
+                    if q is None:
+                        if to in sq:
+                            append((frm, to, 0))
+                    elif q & BLACK == them:
+                        append((frm, to, 0))
+            else:
+                dirs = DIAG if kind == BISHOP else ORTHO if kind == ROOK else AROUND
+                for d in dirs:
+                    to = frm + d
+                    while True:
+                        q = board.get(to)
+                        if q is None:
+                            if to not in sq:
+                                break
+                            append((frm, to, 0))
+                            to += d
+                            continue
+                        if q & BLACK == them:
+                            append((frm, to, 0))
+                        break
+        return out
+
+    def _castles(self) -> list[tuple[Cell, Cell, int]]:
+        """Legal castling moves (the caller knows the king is not in check)."""
+        us = self.turn
+        them = us ^ BLACK
+        king = self.kings[us >> 3]
+        board = self.board
+        sq = self.sq
+        out: list[tuple[Cell, Cell, int]] = []
+        for r in self.castling:
+            rp = board.get(r)
+            if rp is None or rp & 15 != us | ROOK or r // STRIDE != king // STRIDE:
+                continue
+            step = 1 if r > king else -1
+            c = king + step
+            while c != r:
+                if c not in sq or c in board:
+                    break
+                c += step
+            else:
+                if self._attacked(king + step, them) or self._attacked(king + 2 * step, them):
+                    continue
+                move = (king, king + 2 * step, 0)
+                undo = self._move_pieces(*move)
+                safe = not self._attacked(king + 2 * step, them)
+                self._unmove_pieces(undo)
+                if safe:
+                    out.append(move)
+        return out
+
+    def _move_pieces(self, frm: Cell, to: Cell, promo: int) -> _Undo:
+        """Make a piece move on the board only (no rights, clocks or turn)."""
+        board = self.board
+        p = board.pop(frm)
+        us = p & BLACK
+        kind = p & 7
+        captured = board.get(to)
+        cap_cell = to
+        rook = -1
+        if kind == PAWN:
+            if captured is None and to == self.ep and (to - frm) % STRIDE != 0:
+                cap_cell = to - _N if us == WHITE else to + _N
+                captured = board.pop(cap_cell)
+            board[to] = (promo | us) if promo else p & ~FRESH
+        else:
+            board[to] = p
+            if kind == KING:
+                self.kings[us >> 3] = to
+                if to - frm == 2 or to - frm == -2:
+                    step = (to - frm) // 2
+                    rook = to + step
+                    while rook not in board:
+                        rook += step
+                    board[frm + step] = board.pop(rook)
+        if captured is not None:
+            self.counts[captured >> 3 & 1] -= 1
+        return (frm, to, p, captured, cap_cell, rook)
+
+    def _unmove_pieces(self, undo: _Undo) -> None:
+        frm, to, p, captured, cap_cell, rook = undo
+        board = self.board
+        del board[to]
+        board[frm] = p
+        if rook >= 0:
+            board[rook] = board.pop(frm + (to - frm) // 2)
+        if captured is not None:
+            board[cap_cell] = captured
+            self.counts[captured >> 3 & 1] += 1
+        if p & 7 == KING:
+            self.kings[p >> 3 & 1] = frm
+
+    def _legal_piece_moves(self) -> list[tuple[Cell, Cell, int]]:
+        """Piece moves after which the mover's king is not in check (reading 2's first half)."""
+        us = self.turn
+        them = us ^ BLACK
+        king = self.kings[us >> 3]
+        board = self.board
+        ep = self.ep
+        check = self._attacked(king, them)
+        pinned = set() if check else self._pinned(king, us)
+        out: list[tuple[Cell, Cell, int]] = []
+        for m in self._pseudo_moves():
+            frm, to = m[0], m[1]
+            if (
+                not check
+                and frm != king
+                and frm not in pinned
+                and (to != ep or board[frm] & 7 != PAWN)
+            ):
+                out.append(m)
+                continue
+            undo = self._move_pieces(*m)
+            if not self._attacked(self.kings[us >> 3], them):
+                out.append(m)
+            self._unmove_pieces(undo)
+        if not check and self.castling:
+            out.extend(self._castles())
+        return out
+
+    # ---- shifts -----------------------------------------------------------------------------
+
+    def _shift_refusal(self, a: Cell, b: Cell) -> tuple[str, str] | None:
+        """Why the square on ``a`` may not go to ``b`` by the geometry rules (pieces ignored)."""
+        sq = self.sq
+        if a not in sq:
+            return ("shift not allowed", f"there is no square on {cell_name(a)}")
+        d = b - a
+        if d not in _PERP:
+            return ("shift blocked", "a square moves one step up, down, left or right")
+        if b in sq:
+            return ("shift blocked", f"{cell_name(b)} already holds a square")
+        p1, p2 = _PERP[d]
+        if not (a + p1 in sq or a + p2 in sq or b + p1 in sq or b + p2 in sq):
+            return (
+                "shift loses touch",
+                f"the square from {cell_name(a)} would touch none of its former neighbours",
+            )
+        sq.discard(a)
+        sq.add(b)
+        try:
+            for o in AROUND:
+                n = a + o
+                if n in sq and n != b:
+                    for o2 in AROUND:
+                        if n + o2 in sq:
+                            break
+                    else:
+                        return ("orphan", f"the square on {cell_name(n)} would touch no square")
+        finally:
+            sq.discard(b)
+            sq.add(a)
+        return None
+
+    def _geometric_shifts(self) -> list[tuple[Cell, Cell]]:
+        """Every (from, to) a square may shift by the geometry rules, ignoring pieces."""
+        sq = self.sq
+        out: list[tuple[Cell, Cell]] = []
+        for a in list(sq):
+            for d in ORTHO:
+                b = a + d
+                if b in sq:
+                    continue
+                p1, p2 = _PERP[d]
+                if not (a + p1 in sq or a + p2 in sq or b + p1 in sq or b + p2 in sq):
+                    continue
+                sq.discard(a)
+                sq.add(b)
+                ok = True
+                for o in AROUND:
+                    n = a + o
+                    if n in sq and n != b:
+                        for o2 in AROUND:
+                            if n + o2 in sq:
+                                break
+                        else:
+                            ok = False
+                            break
+                sq.discard(b)
+                sq.add(a)
+                if ok:
+                    out.append((a, b))
+        return out
+
+    def _exposes(self, b: Cell, king: Cell, them: int) -> bool:
+        """Whether a square arriving on ``b`` (already applied) leaves ``king`` attacked."""
+        dx = b % STRIDE - king % STRIDE
+        dy = b // STRIDE - king // STRIDE
+        if dx == 0 or dy == 0 or dx == dy or dx == -dy:
+            return self._attacked(king, them)
+        return False
+
+    # ---- turns --------------------------------------------------------------------------------
+
+    def _over_by_rule(self) -> bool:
+        return self.shift_run >= 8 or self.bare_turns >= 30
+
+    def _turn_tuples(self) -> list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]]:
+        if self._over_by_rule():
+            return []
+        moves = self._legal_piece_moves()
+        if not self.shifting or self.first_turn:
+            return [(f, t, pr, None, False) for f, t, pr in moves]
+        out: list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]] = []
+        shifts = self._geometric_shifts()
+        us = self.turn
+        them = us ^ BLACK
+        board = self.board
+        sq = self.sq
+        for m in moves:
+            undo = self._move_pieces(*m)
+            king = self.kings[us >> 3]
+            for s in shifts:
+                a, b = s
+                if a in board:
+                    continue
+                sq.discard(a)
+                sq.add(b)
+                bad = self._exposes(b, king, them)
+                sq.discard(b)
+                sq.add(a)
+                if not bad:
+                    out.append((m[0], m[1], m[2], s, False))
+            self._unmove_pieces(undo)
+        out.extend(self._gerets(set(shifts)))
+        return out
+
+    def _gerets(
+        self, shifts: set[tuple[Cell, Cell]]
+    ) -> list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]]:
+        us = self.turn
+        them = us ^ BLACK
+        board = self.board
+        sq = self.sq
+        fwd = _N if us == WHITE else -_N
+        out: list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]] = []
+        pawn = us | PAWN
+        for c, p in list(board.items()):
+            if p & 15 != pawn:
+                continue
+            for d in (fwd, _E, -_E):
+                b = c + d
+                if (c, b) not in shifts:
+                    continue
+                promos: tuple[int, ...] = (0,)
+                if b // STRIDE - ORIGIN == self.promotion_rows[us >> 3]:
+                    promos = PROMOTIONS
+                del board[c]
+                sq.discard(c)
+                sq.add(b)
+                board[b] = p & ~FRESH
+                safe = not self._attacked(self.kings[us >> 3], them)
+                del board[b]
+                sq.discard(b)
+                sq.add(c)
+                board[c] = p
+                if safe:
+                    out.extend((c, b, pr, None, True) for pr in promos)
+        return out
+
+    def legal_turns(self) -> list[Turn]:
+        """Every legal turn for the side to move (empty when the game is over)."""
+        return [Turn(f, t, pr, s, g) for f, t, pr, s, g in self._turn_tuples()]
+
+    def piece_moves(self) -> list[Turn]:
+        """Piece-move parts (and Gerets) of legal turns: what a half-made turn can look like."""
+        seen: dict[Turn, None] = {}
+        for f, t, pr, s, g in self._turn_tuples():
+            seen.setdefault(Turn(f, t, pr, None, g) if s is not None else Turn(f, t, pr, s, g))
+        return list(seen)
+
+    def perft(self, depth: int) -> int:
+        """Number of legal turn sequences of length ``depth`` (the move-generation proof)."""
+        if depth <= 0:
+            return 1
+        turns = self._turn_tuples()
+        if depth == 1:
+            return len(turns)
+        total = 0
+        for t in turns:
+            self._push(*t)
+            total += self.perft(depth - 1)
+            self._pop()
+        return total
+
+    def _push(
+        self, frm: Cell, to: Cell, promo: int, shift: tuple[Cell, Cell] | None, geret: bool
+    ) -> None:
+        board = self.board
+        sq = self.sq
+        us = self.turn
+        them = us ^ BLACK
+        state: _State = (
+            self.castling,
+            self.ep,
+            self.halfmove,
+            self.fullmove,
+            self.first_turn,
+            self.last_shift,
+            self.shift_run,
+            self.bare_turns,
+        )
+        opponent_bare = self.counts[them >> 3] == 1
+        undo: _Undo | None = None
+        moved = shift
+        p = board[frm]
+        if geret:
+            del board[frm]
+            sq.discard(frm)
+            sq.add(to)
+            board[to] = (promo | us) if promo else p & ~FRESH
+            moved = (frm, to)
+            self.ep = None
+            self.halfmove = 0
+            extra = p
+        else:
+            if self.castling:
+                self.castling = frozenset(
+                    r
+                    for r in self.castling
+                    if r != frm and r != to and not (p & 7 == KING and board[r] & BLACK == us)
+                )
+            capture = to in board
+            undo = self._move_pieces(frm, to, promo)
+            if p & 7 == PAWN:
+                self.halfmove = 0
+                self.ep = frm + (to - frm) // 2 if abs(to - frm) == 2 * _N else None
+            else:
+                self.halfmove = 0 if capture else self.halfmove + 1
+                self.ep = None
+            if shift is not None:
+                sq.discard(shift[0])
+                sq.add(shift[1])
+            extra = 0
+        if moved is not None:
+            if self.last_shift == (moved[1], moved[0]):
+                self.shift_run += 1
+            else:
+                self.shift_run = 1
+            self.last_shift = moved
+        if opponent_bare:
+            self.bare_turns += 1
+        self.first_turn = False
+        if us == BLACK:
+            self.fullmove += 1
+        self.turn = them
+        self._stack.append((undo, shift if not geret else (frm, to), extra, state))
+
+    def _pop(self) -> None:
+        undo, shift, extra, state = self._stack.pop()
+        (
+            self.castling,
+            self.ep,
+            self.halfmove,
+            self.fullmove,
+            self.first_turn,
+            self.last_shift,
+            self.shift_run,
+            self.bare_turns,
+        ) = state
+        self.turn ^= BLACK
+        sq = self.sq
+        if undo is None:
+            assert shift is not None
+            frm, to = shift
+            del self.board[to]
+            self.board[frm] = extra
+            sq.discard(to)
+            sq.add(frm)
+            return
+        if shift is not None:
+            sq.discard(shift[1])
+            sq.add(shift[0])
+        self._unmove_pieces(undo)
+
+    def push(self, turn: Turn) -> None:
+        """Play ``turn``; raises IllegalTurn (with a reason word and a plain message) if refused."""
+        legal = self._turn_tuples()
+        key = (turn.frm, turn.to, turn.promotion, turn.shift, turn.geret)
+        if key not in legal:
+            raise self._refusal(turn)
+        self._push(*key)
+        self.move_stack.append(turn)
+
+    def pop(self) -> Turn:
+        """Take back the last turn pushed with :meth:`push`."""
+        turn = self.move_stack.pop()
+        self._pop()
+        return turn
+
+    # ---- explaining refusals ---------------------------------------------------------------
+
+    def _refusal(self, turn: Turn) -> IllegalTurn:
+        if self.outcome() is not None:
+            return IllegalTurn("game over", "the game is over")
+        us = self.turn
+        p = self.board.get(turn.frm)
+        if p is None:
+            return IllegalTurn("no piece", f"there is no piece on {cell_name(turn.frm)}")
+        if p & BLACK != us:
+            return IllegalTurn(
+                "not your piece", f"the piece on {cell_name(turn.frm)} is {colour_name(p & 8)}"
+            )
+        if turn.geret:
+            return self._geret_refusal(turn, p)
+        key = (turn.frm, turn.to, turn.promotion)
+        legal = self._legal_piece_moves()
+        if key not in legal:
+            pseudo = self._pseudo_moves()
+            if key in pseudo or (p & 7 == KING and abs(turn.to - turn.frm) == 2):
+                if key not in pseudo and not self.is_check():
+                    return IllegalTurn("bad piece move", "castling is not possible here")
+                return IllegalTurn("king in check", "that move leaves your king in check")
+            if any(m[:2] == key[:2] for m in pseudo):
+                return IllegalTurn("bad promotion", "a pawn promotes to Q, R, B or N on its row")
+            return IllegalTurn(
+                "bad piece move",
+                f"the {PIECE_LETTERS[p & 7]} on {cell_name(turn.frm)} "
+                f"cannot move to {cell_name(turn.to)}",
+            )
+        if not self.shifting:
+            if turn.shift is not None:
+                return IllegalTurn("shift not allowed", "squares never shift on a fixed board")
+            return IllegalTurn("not allowed", "that move is not legal here")
+        if self.first_turn:
+            if turn.shift is not None:
+                return IllegalTurn("no shift on first turn", "the game's first turn has no shift")
+            return IllegalTurn("not allowed", "that move is not legal here")
+        if turn.shift is None:
+            return IllegalTurn("shift missing", "after the piece move a square must be shifted")
+        a, b = turn.shift
+        undo = self._move_pieces(*key)
+        try:
+            if a in self.board:
+                return IllegalTurn(
+                    "shift occupied",
+                    f"the square on {cell_name(a)} holds a piece (only a Geret moves a pawn's square)",
+                )
+            why = self._shift_refusal(a, b)
+            if why is not None:
+                return IllegalTurn(*why)
+            return IllegalTurn("king in check", "that shift would expose your king to check")
+        finally:
+            self._unmove_pieces(undo)
+
+    def _geret_refusal(self, turn: Turn, p: int) -> IllegalTurn:
+        if not self.shifting:
+            return IllegalTurn("shift not allowed", "squares never shift on a fixed board")
+        if self.first_turn:
+            return IllegalTurn("no shift on first turn", "the game's first turn has no Geret")
+        if p & 7 != PAWN:
+            return IllegalTurn("bad piece move", "only a pawn may Geret")
+        fwd = _N if self.turn == WHITE else -_N
+        d = turn.to - turn.frm
+        if d == -fwd:
+            return IllegalTurn("geret backward", "a pawn never Gerets backward")
+        if d not in (fwd, _E, -_E):
+            return IllegalTurn("bad piece move", "a Geret moves one step forward or sideways")
+        why = self._shift_refusal(turn.frm, turn.to)
+        if why is not None:
+            return IllegalTurn(*why)
+        promotes = turn.to // STRIDE - ORIGIN == self.promotion_rows[self.turn >> 3]
+        if promotes != (turn.promotion in PROMOTIONS) or (turn.promotion and not promotes):
+            return IllegalTurn("bad promotion", "a pawn promotes to Q, R, B or N on its row")
+        return IllegalTurn("king in check", "that Geret leaves your king in check")
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on (checkmate beats the draw rules)."""
+        if self._over_by_rule():
+            saved = (self.shift_run, self.bare_turns)
+            self.shift_run = self.bare_turns = 0
+            try:
+                mated = not self._turn_tuples() and self.is_check()
+            finally:
+                self.shift_run, self.bare_turns = saved
+            if mated:
+                return self._mate()
+            if self.shift_run >= 8:
+                return Outcome("1/2-1/2", "stalemate: one square shifted back and forth 8 times")
+            return Outcome("1/2-1/2", "stalemate: 30 turns against a bare king without mate")
+        if self._turn_tuples():
+            return None
+        if self.is_check():
+            return self._mate()
+        return Outcome("1/2-1/2", f"stalemate: {colour_name(self.turn)} has no legal turn")
+
+    def _mate(self) -> Outcome:
+        winner = self.turn ^ BLACK
+        return Outcome(
+            "1-0" if winner == WHITE else "0-1", f"checkmate: {colour_name(winner)} wins"
+        )
+
+
+class FixedBoardChess(BeyondChess):
+    """Plain chess: the same engine with squares that never shift (no shift, no Geret)."""
+
+    name: ClassVar[str] = "fixed"
+    title: ClassVar[str] = "Chess (fixed board)"
+    shifting: ClassVar[bool] = False
+
+
+VARIANTS: Final[dict[str, type[BeyondChess]]] = {
+    cls.name: cls for cls in (BeyondChess, FixedBoardChess)
+}
+
+
+def variant(name: str) -> type[BeyondChess]:
+    """The variant class registered under ``name``; raises PositionError if unknown."""
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise PositionError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
+
+
+def traditional(cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
+    """The traditional setup on an 8x8 block of squares, white to move, first turn unshifted."""
+    back = (ROOK, KNIGHT, BISHOP, QUEEN, KING, BISHOP, KNIGHT, ROOK)
+    pieces: dict[Cell, int] = {}
+    for x, kind in enumerate(back):
+        pieces[cell(x, 0)] = WHITE | kind
+        pieces[cell(x, 1)] = WHITE | PAWN | FRESH
+        pieces[cell(x, 6)] = BLACK | PAWN | FRESH
+        pieces[cell(x, 7)] = BLACK | kind
+    return cls(
+        squares=(cell(x, y) for x in range(8) for y in range(8)),
+        pieces=pieces,
+        castling=(cell(0, 0), cell(7, 0), cell(0, 7), cell(7, 7)),
+        first_turn=True,
+    )
