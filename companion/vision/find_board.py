@@ -64,7 +64,9 @@ def order_corners(pts: NDArray[np.float64]) -> Corners:
     return np.roll(p, -start, axis=0)
 
 
-def line_masks(gray: NDArray[np.uint8], kernel: int) -> tuple[NDArray[np.uint8], list[NDArray[np.uint8]]]:
+def line_masks(
+    gray: NDArray[np.uint8], kernel: int
+) -> tuple[NDArray[np.uint8], list[NDArray[np.uint8]]]:
     """Black-hat response (thin dark strokes, relative to their surroundings) and two masks.
 
     The relative mask keeps faint lines in dim corners; the absolute one keeps the grid apart
@@ -118,7 +120,9 @@ def _profile_score(top: NDArray[np.float32], n: int) -> float:
     return float(min(scores))
 
 
-def _warp_to(image: NDArray[np.uint8], quad: Corners, side: int, margin: int) -> NDArray[np.float32]:
+def _warp_to(
+    image: NDArray[np.uint8], quad: Corners, side: int, margin: int
+) -> NDArray[np.float32]:
     """``quad`` warped onto the square ``[margin, side - margin - 1]`` of a ``side`` image."""
     M = cv2.getPerspectiveTransform(quad.astype(np.float32), _square(side, margin))
     return cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
@@ -150,8 +154,8 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     img_pts = project(H, pts)
     # local spacing in pixels for the search window
     sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-    r = max(2, int(round(sp * 0.3)))
-    arm = max(3, int(round(sp * 0.45)))
+    r = max(2, round(sp * 0.3))
+    arm = max(3, round(sp * 0.45))
     bhf = bh.astype(np.float32)
     # cross response: sum of line response along a horizontal and a vertical arm
     kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
@@ -161,7 +165,7 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     found_src, found_dst = [], []
     h, w = bh.shape
     for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = int(round(x)), int(round(y))
+        xi, yi = round(x), round(y)
         x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
         if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
             continue
@@ -193,10 +197,10 @@ def _best_candidate(
 ) -> tuple[float, Corners, int] | None:
     """The most grid-like of the biggest stroke nets in ``mask`` (alone or with nearby pieces)."""
     min_side = min(mask.shape) * 0.15
-    n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1
     for comp in order:
-        x, y, bw, bhh, area = stats[comp]
+        _x, _y, bw, bhh, _area = stats[comp]
         if bw < min_side or bhh < min_side:
             continue
         own = (labels == comp).astype(np.uint8)
@@ -204,8 +208,10 @@ def _best_candidate(
             if merged:
                 # Stones cut the net into pieces: take in pieces within ~0.6 of a cell.
                 cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
-                r = max(2, int(round(cell * 0.6)))
-                grown = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+                r = max(2, round(cell * 0.6))
+                grown = cv2.dilate(
+                    own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+                )
                 touch = np.unique(labels[(grown > 0) & (labels > 0)])
                 big = [t for t in touch if stats[t, cv2.CC_STAT_AREA] >= 20]
                 if len(big) <= 1:
@@ -237,11 +243,15 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         raise VisionError(f"board size {size} is not 2..25")
     h0, w0 = image.shape[:2]
     scale = WORK_SIDE / max(h0, w0)
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = (
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if scale < 1
+        else image
+    )
     if scale >= 1:
         scale = 1.0
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    kernel = max(5, int(round(min(gray.shape) / 60)) | 1)
+    kernel = max(5, round(min(gray.shape) / 60) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     best: tuple[float, Corners, int] | None = None

@@ -132,9 +132,7 @@ class StoneReader:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
             centres = region.points + region.offset(region.points) * region.scale
-            m1, m2 = tile_maps(
-                region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale
-            )
+            m1, m2 = tile_maps(region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale)
             self._maps.append((m1, m2, tpr))
         yy, xx = np.mgrid[0:cell, 0:cell]
         c = (cell - 1) / 2.0
@@ -175,7 +173,9 @@ class StoneReader:
             )
             tints.append(tint)
             bgs_t.append(
-                np.stack([_smooth_background(region.points, tint[:, k], 0.002) for k in (0, 1)], axis=1)
+                np.stack(
+                    [_smooth_background(region.points, tint[:, k], 0.002) for k in (0, 1)], axis=1
+                )
             )
             grays.append(g)
             chromas.append(c)
@@ -304,7 +304,9 @@ def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint) & ~white
     out[empty] = EMPTY
-    em = np.minimum(np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1)
+    em = np.minimum(
+        np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1
+    )
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
     return [str(x) for x in out], np.clip(conf, 0.0, 1.0)
@@ -335,7 +337,7 @@ def estimate_offset(image: Image, region: Region, *, ppu: int = 16) -> Offset:
         m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         for i in range(1, n):
-            x, y, bw, bh, a = stats[i]
+            _x, _y, bw, bh, a = stats[i]
             if not (0.5 * area <= a <= 1.5 * area) or not (0.65 <= bw / max(bh, 1) <= 1.55):
                 continue
             if a / float(bw * bh) < 0.6:
