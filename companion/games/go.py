@@ -586,7 +586,7 @@ class GoGame:
         self.to_move = self._next_player(move.player)
         self._situations.add(self._hash ^ self._zt[self.to_move])
         if not self.over:
-            if len(self.active_players) <= 1:
+            if self.resigned and len(self.active_players) <= 1:
                 self._finish_by_resignation()
             elif self._ends_game(move):
                 self._finish()
@@ -714,6 +714,8 @@ class GoGame:
                     c.libs.add(s)
 
     def _next_player(self, player: int) -> int:
+        if not self.resigned:
+            return (player + 1) % self.knobs.players
         for step in range(1, self.players + 1):
             candidate = (player + step) % self.players
             if candidate not in self.resigned:

@@ -20,19 +20,27 @@ def random_move(game: GoGame, rng: random.Random, empties: list[int]) -> int | N
     player = game.to_move
     nbrs = game.topology.neighbours
     colour = game.board
+    uniform = rng.random
     candidates = len(empties)
     while candidates:
-        i = rng.randrange(candidates)
+        i = int(uniform() * candidates)
         spot = empties[i]
         candidates -= 1
-        empties[i], empties[candidates] = empties[candidates], empties[i]
-        around = nbrs[spot]
-        if around and all(colour[n] == player for n in around):
-            continue
+        empties[i] = empties[candidates]
+        empties[candidates] = spot
+        for n in nbrs[spot]:
+            if colour[n] != player:
+                break
+        else:
+            if nbrs[spot]:
+                continue  # a one-point eye of the mover's own
         captured = game.try_play(spot)
         if captured is None:
             continue
-        empties.remove(spot)
+        # The played spot sits at index ``candidates``: swap it out with the last entry.
+        last = empties.pop()
+        if candidates < len(empties):
+            empties[candidates] = last
         empties.extend(captured)
         return spot
     game.pass_()
