@@ -33,6 +33,7 @@ Setup stones after the first move are refused (a record holds one setup).
 from __future__ import annotations
 
 import codecs
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,6 +71,12 @@ _ROOT_KNOWN = {
 _NODE_KNOWN = {"B", "W", "BL", "WL", "OB", "OW", "C", "XT", "XSKIP", "XRESIGN"}
 
 
+@functools.lru_cache(maxsize=32)
+def _grid(width: int, height: int) -> Topology:
+    """Grids are immutable and costly to build: one per size is shared by every record."""
+    return grid(width, height)
+
+
 def rules_for(ru: str | None) -> tuple[str, dict[str, Any], bool]:
     """The preset and knobs for an ``RU`` text, and whether the text was understood."""
     if ru is None or not ru.strip():
@@ -94,7 +101,7 @@ class _Reader:
         self.charset = "UTF-8"
         self.charset_given = False
         self.width = self.height = 19
-        self.topology: Topology = grid(19)
+        self.topology: Topology = _grid(19, 19)
 
     def fail(self, message: str) -> RecordError:
         return RecordError(f"{self.name}: {message}")
@@ -186,7 +193,7 @@ class _Reader:
             if not (2 <= self.width <= MAX_GRID and 2 <= self.height <= MAX_GRID):
                 raise self.fail(f"SZ[{raw}]: boards are 2..{MAX_GRID} a side")
         try:
-            self.topology = grid(self.width, self.height)
+            self.topology = _grid(self.width, self.height)
         except MapError as exc:
             raise self.fail(str(exc)) from None
 
@@ -248,6 +255,16 @@ class _Reader:
     # ------------------------------------------------------------------ nodes
     def node(self, record: GameRecord, node: dict[str, list[bytes]], *, root: bool) -> None:
         number = len(record.moves) + 1
+        if not root and len(node) == 1:
+            # Fast path for the common bare move node (most of a real file).
+            ((ident, values),) = node.items()
+            raw = values[0]
+            if ident in _COLOURS and len(raw) == 2 and raw != b"tt":
+                col, row = raw[0] - 97, raw[1] - 97
+                if 0 <= col < self.width and 0 <= row < self.height:
+                    spot = self.topology.spot(row, col)
+                    record.moves.append(Move("play", _COLOURS[ident], spot))
+                    return
         here = f"move {number}" if not root else "root"
         setup = [k for k in ("AB", "AW", "AE") if k in node]
         if setup and not root and record.moves:
