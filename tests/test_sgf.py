@@ -106,6 +106,14 @@ def test_out_of_turn_moves_hand_the_turn_over_without_a_pass() -> None:
     assert game.pass_prisoners == [0, 0]
 
 
+def test_a_handed_over_turn_carries_no_ko_ban() -> None:
+    # White takes the ko at c4 (b4 captures), then White again fills c4: legal, not a retake.
+    record = read_sgf("(;SZ[5]RU[japanese];B[ba];W[ca];B[ab];W[db];B[bc];W[cc];B[cb];W[bb];W[cb])")
+    game, problems = record.to_game()
+    assert problems == []
+    assert game.rows()[:3] == [". B W . .", "B W W W .", ". B W . ."]
+
+
 def test_play_resumes_after_two_passes() -> None:
     record = read_sgf("(;SZ[9]RU[japanese];B[aa];W[];B[];W[bb];B[cc])")
     game, problems = record.to_game()

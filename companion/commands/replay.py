@@ -99,7 +99,7 @@ def summary(game: GoGame, problems: list[Problem]) -> dict[str, Any]:
     return out
 
 
-def _problem_line(game: GoGame, problem: Problem, *, skipped: bool) -> str:
+def _problem_line(problem: Problem, *, skipped: bool) -> str:
     line = f"move {problem.move}: {problem.reason} ({problem.message})"
     return line + ", skipped" if skipped else line
 
@@ -138,7 +138,7 @@ def command(
     for warning in record.warnings:
         click.echo(f"note: {warning}", err=True)
     for problem in problems:
-        click.echo(_problem_line(game, problem, skipped=tolerant), err=True)
+        click.echo(_problem_line(problem, skipped=tolerant), err=True)
     facts = summary(game, problems)
     if as_json:
         facts = {
