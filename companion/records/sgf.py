@@ -95,8 +95,9 @@ def rules_for(ru: str | None) -> tuple[str, dict[str, Any], bool]:
 class _Reader:
     """Interprets one parsed game tree; collects warnings; raises RecordError with context."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, text_input: bool = False) -> None:
         self.name = name
+        self.text_input = text_input  # given str, already decoded: CA no longer applies
         self.warnings: list[str] = []
         self.charset = "UTF-8"
         self.charset_given = False
@@ -175,7 +176,7 @@ class _Reader:
     def board(self, root: dict[str, list[bytes]]) -> None:
         if "GM" in root and root["GM"][0].strip() not in (b"1", b""):
             raise self.fail(f"GM[{root['GM'][0].decode('latin-1')}] is not a game of Go")
-        if "CA" in root:
+        if "CA" in root and not self.text_input:
             name = root["CA"][0].decode("latin-1").strip()
             try:
                 self.charset = codecs.lookup(name).name
@@ -362,6 +363,9 @@ def _merge(a: MoveInfo, b: MoveInfo) -> MoveInfo:
 def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     """Read the first game of an SGF file (main line only) into a :class:`GameRecord`.
 
+    Give the file's bytes so that its ``CA`` decides the text encoding; a ``str`` is taken as
+    already decoded.
+
     Raises RecordError naming the fault for anything that is not a Go game on a 2..25 grid:
     no SGF data, truncated data, a bad point, a bad number, setup stones during play.
     """
@@ -373,7 +377,7 @@ def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     except ValueError as exc:
         message = str(exc).removeprefix("error parsing game 0: ")
         raise RecordError(f"{name}: not a valid SGF file: {message}") from None
-    reader = _Reader(name)
+    reader = _Reader(name, text_input=isinstance(data, str))
     if len(trees) > 1:
         reader.warnings.append(f"{len(trees)} games in the file: read the first")
     sequence: list[dict[str, list[bytes]]] = []
