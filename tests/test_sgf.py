@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.errors import RecordError
 from companion.games.go import BLACK, WHITE, Move
@@ -257,3 +261,55 @@ def test_setup_without_liberties_is_a_record_error_when_played() -> None:
     record = read_sgf("(;SZ[9]AB[ba][ab]AW[aa])")
     with pytest.raises(RecordError, match="setup"):
         record.to_game()
+
+
+_grid = functools.lru_cache(maxsize=None)(grid)  # building a topology is the slow part
+
+# Strategies built once: hypothesis validates each new strategy object, which is slow.
+_TEXT = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")) | st.sampled_from("]\\:["),
+    max_size=12,
+)
+_NAME = st.none() | _TEXT.map(str.strip)
+_COMMENT = st.none() | _TEXT.map(lambda t: t.strip() or None)
+_SIDE = st.integers(2, 25)
+_INDEX = st.integers(0, 10**6)
+_PLAYER = st.sampled_from((BLACK, WHITE))
+_KIND = st.sampled_from(("play", "play", "pass", "skip", "resign"))
+_CLOCK = st.tuples(st.integers(0, 10**5).map(lambda q: q / 4), st.none() | st.integers(0, 25))
+_INFO = st.none() | st.tuples(_CLOCK, _COMMENT)
+_MOVE = st.tuples(_PLAYER, _KIND, _INDEX, _INFO)
+_RULES = st.sampled_from(("chinese", "japanese", "club", "fridge"))
+_KOMI = st.none() | st.sampled_from((0.0, 0.5, 6.5, 7.5, -3.0))
+_RESULT = st.none() | st.sampled_from(("B+R", "W+3.5", "0", "Void"))
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> GameRecord:
+    board = _grid(draw(_SIDE), draw(_SIDE))
+    n = len(board)
+    moves = []
+    info = {}
+    for index, (player, kind, at, extra) in enumerate(draw(st.lists(_MOVE, max_size=12))):
+        moves.append(Move(kind, player, at % n if kind == "play" else None))
+        if extra is not None:
+            (left, periods), comment = extra
+            info[index] = MoveInfo(clock=(ClockReading(player, left, periods),), comment=comment)
+    stones = draw(st.lists(st.tuples(_INDEX, _PLAYER), max_size=5))
+    return GameRecord(
+        topology=board,
+        rules=draw(_RULES),
+        komi=draw(_KOMI),
+        names=(draw(_NAME), draw(_NAME)),
+        setup={at % n: player for at, player in stones},
+        to_move=draw(st.none() | _PLAYER),
+        moves=moves,
+        info=info,
+        result=draw(_RESULT),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(_records())
+def test_any_grid_record_round_trips_through_sgf(record: GameRecord) -> None:
+    assert read_sgf(write_sgf(record)) == record
