@@ -350,3 +350,35 @@ def test_spot_names() -> None:
     assert game.spot_name(game.topology.spot(15, 3)) == "D4"
     assert game.parse_spot("q16") == game.topology.spot(3, 15)
     assert new_game("stacked").spot_name(stacked().spot(8, 0, 1)) == "L2 A1"
+
+
+def test_resume_after_passes_is_logged_and_survives_undo() -> None:
+    game = new_game("japanese", grid(5))
+    game.play(12)
+    game.pass_()
+    game.pass_()
+    assert game.over
+    game.resume()
+    assert not game.over
+    game.play(0)  # White plays on
+    assert [s.resume for s in game.steps] == [False, False, False, True, False]
+    game.undo()
+    assert not game.over  # the resumption is still in the log
+    game.undo()
+    assert game.over
+
+
+def test_resume_refused_after_resignation() -> None:
+    game = new_game("chinese", grid(5))
+    game.resign()
+    with pytest.raises(IllegalMove):
+        game.resume()
+
+
+def test_setup_lifts_a_simple_ko_ban() -> None:
+    game, names = game_from(KO, "japanese")
+    game.play(names["t"])
+    retake = game.topology.spot(1, 1)
+    assert game.refusal(retake) == "ko"
+    game.setup({}, to_move=WHITE)
+    assert game.refusal(retake) is None

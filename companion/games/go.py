@@ -134,19 +134,31 @@ def _zobrist(n: int) -> tuple[list[list[int]], list[int]]:
 
 
 class _Action:
-    """What the undo log replays: a move, or a setup (handicap / position) step."""
+    """What the undo log replays: a move, a setup (handicap / position) step, or a resumption."""
 
-    __slots__ = ("move", "setup", "to_move")
+    __slots__ = ("move", "resume", "setup", "to_move")
 
     def __init__(
         self,
         move: Move | None = None,
         setup: tuple[tuple[int, int], ...] = (),
         to_move: int | None = None,
+        resume: bool = False,
     ) -> None:
         self.move = move
         self.setup = setup
         self.to_move = to_move
+        self.resume = resume
+
+
+@dataclass(frozen=True)
+class Step:
+    """One entry of a game's history: a move, a setup step or a resumption (see ``steps``)."""
+
+    move: Move | None
+    setup: tuple[tuple[int, int], ...] = ()
+    to_move: int | None = None
+    resume: bool = False
 
 
 @dataclass
@@ -385,6 +397,23 @@ class GoGame:
         self._apply(action)
         self._actions.append(action)
 
+    def resume(self) -> None:
+        """Play on after the game ended by passes (the players disagree about the end).
+
+        Raises IllegalMove ("not allowed") unless the game is over by passes; a game ended by
+        resignation, time or First Capture cannot be resumed.
+        """
+        if not self.over or self.result is not None:
+            raise IllegalMove("not allowed", "only a game ended by passes can be resumed")
+        action = _Action(resume=True)
+        self._apply(action)
+        self._actions.append(action)
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """Everything applied so far, in order: moves, setup steps and resumptions."""
+        return tuple(Step(a.move, a.setup, a.to_move, a.resume) for a in self._actions)
+
     def undo(self) -> Move | None:
         """Take back the last action; returns its move (None for a setup step).
 
@@ -554,6 +583,10 @@ class GoGame:
 
     # ------------------------------------------------------------------ applying
     def _apply(self, action: _Action) -> None:
+        if action.resume:
+            self.over = False
+            self.passes_in_row = 0
+            return
         if action.move is None:
             self._apply_setup(action)
             return
@@ -609,6 +642,7 @@ class GoGame:
                 )
         if action.to_move is not None:
             self.to_move = action.to_move
+        self._ko_spot = None  # a setup step breaks any immediate-retake ban
         self._positions.add(self._hash)
         self._situations.add(self._hash ^ self._zt[self.to_move])
 

@@ -16,7 +16,7 @@ record means where the engine alone would refuse it:
   the hand-over lifts any simple-ko ban (the banned player's turn lapsed).
 - **Play after the game ended by passes.** Under Japanese and OGS practice the players resume
   when they disagree about the end. When every player has passed and the record goes on, the
-  game is resumed (its ``over`` flag is cleared) and the move is played. A game that ended
+  game is resumed (``GoGame.resume()``) and the move is played. A game that ended
   any other way (resignation, first capture, time) refuses further moves with "game over".
 
 Strict play stops at the first refused move; tolerant play skips each refused move and goes on.
@@ -233,14 +233,11 @@ def play_recorded(game: GoGame, move: Move) -> None:
         raise IllegalMove("not allowed", f"there is no player {move.player + 1} in this game")
     if game.over and game.result is None and move.kind in ("play", "pass", "skip"):
         # Ended by passes and the record plays on: the players resumed (see module docstring).
-        game.over = False
+        game.resume()
     if move.kind != "resign" and move.player != game.to_move and not game.over:
         if move.player in game.resigned:
             raise IllegalMove("not allowed", f"{game.player_name(move.player)} has resigned")
-        game.setup({}, to_move=move.player)
-        # The skipped player's turn lapsed as a pass would, so no simple-ko ban survives it;
-        # GoGame.setup keeps the ban of the position before it (reported to the engine's owner).
-        game._ko_spot = None
+        game.setup({}, to_move=move.player)  # also lifts any simple-ko ban, as a pass would
     game.apply(move)
 
 
@@ -258,12 +255,14 @@ def record_from_game(
     The setup is every stone placed before the first move; ``to_move`` the player to move then.
     ``result`` defaults to the game's own result (``B+R``, ``W+T``...), if it has one. Raises
     RecordError when the game holds setup stones placed after its first move, which a record
-    cannot hold. (The engine has no public view of its setup steps, so this reads its log.)
+    cannot hold.
     """
     setup: dict[int, int] = {}
     to_move: int | None = None
     seen_move = False
-    for action in game._actions:  # the engine's action log: setup steps and moves, in order
+    for action in game.steps:  # setup steps, moves and resumptions, in order
+        if action.resume:
+            continue
         if action.move is not None:
             seen_move = True
             continue
