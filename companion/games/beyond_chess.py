@@ -784,7 +784,7 @@ class BeyondChess:
     # ---- explaining refusals ---------------------------------------------------------------
 
     def _refusal(self, turn: Turn) -> IllegalTurn:
-        if self.outcome() is not None:
+        if self._over_by_rule():
             return IllegalTurn("game over", "the game is over")
         us = self.turn
         p = self.board.get(turn.frm)
@@ -814,7 +814,7 @@ class BeyondChess:
         if not self.shifting:
             if turn.shift is not None:
                 return IllegalTurn("shift not allowed", "squares never shift on a fixed board")
-            return IllegalTurn("not allowed", "that move is not legal here")
+            return IllegalTurn("not allowed", "that turn is not legal here")
         if self.first_turn:
             if turn.shift is not None:
                 return IllegalTurn("no shift on first turn", "the game's first turn has no shift")
