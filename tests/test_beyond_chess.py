@@ -486,6 +486,7 @@ def test_en_passant_needs_the_skipped_square_still_there_reading_8() -> None:
         layout.replace(". . . . . .", ". . . . . -"), extra="- - 0 1 first=0 fresh=e2"
     )
     moved.push(t("e2e4/e3f3"))  # white shifts the skipped square away
+    assert moved.ep is None
     assert not any(turn.to == c("e3") for turn in moved.legal_turns())
 
 
@@ -581,3 +582,45 @@ def test_push_pop_restores_everything() -> None:
         state = (diagram(board), board.castling, board.ep, board.shift_run, board.turn)
         assert state == snapshots.pop()
     assert board.turn == WHITE and board.first_turn
+
+
+# ---- an independent reading of the shift rules ----------------------------------------------
+
+
+def _touching(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a != b and max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
+
+
+def _naive_shifts(squares: set[tuple[int, int]]) -> set[tuple[tuple[int, int], tuple[int, int]]]:
+    """The sheet read literally, by brute force over the whole board."""
+    out = set()
+    for a in squares:
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            b = (a[0] + dx, a[1] + dy)
+            if b in squares:
+                continue
+            before = {n for n in squares if _touching(n, a)}
+            after = (squares - {a}) | {b}
+            if not any(_touching(n, b) for n in before):
+                continue
+            if any(not any(_touching(m, n) for m in after) for n in after):
+                continue
+            out.add((a, b))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_shift_geometry_matches_a_brute_force_reading(seed: int) -> None:
+    rng = random.Random(seed)
+    while True:
+        squares = {(x, y) for x in range(6) for y in range(5) if rng.random() < 0.55}
+        if len(squares) >= 6 and all(any(_touching(m, n) for m in squares) for n in squares):
+            break
+    kings = sorted(squares)[:1] + sorted(squares)[-1:]
+    board = BeyondChess(
+        squares=[cell(x, y) for x, y in squares],
+        pieces={cell(*kings[0]): WHITE | KING, cell(*kings[1]): BLACK | KING},
+    )
+    mine = {(a, b) for a, b in board._geometric_shifts()}
+    expected = {(cell(*a), cell(*b)) for a, b in _naive_shifts(squares)}
+    assert mine == expected

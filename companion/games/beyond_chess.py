@@ -724,6 +724,8 @@ class BeyondChess:
             if shift is not None:
                 sq.discard(shift[0])
                 sq.add(shift[1])
+                if shift[0] == self.ep:
+                    self.ep = None  # the skipped square left: no en passant (reading 8)
             extra = 0
         if moved is not None:
             if self.last_shift == (moved[1], moved[0]):

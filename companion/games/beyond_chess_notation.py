@@ -387,6 +387,8 @@ def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
                 raise PositionError(f"line {number}: black's half comes first (on top)")
             blocks[current] = []
             continue
+        if line.endswith(":"):
+            raise PositionError(f"line {number}: unknown block {line!r} (black: or white:)")
         if current is None:
             raise PositionError(f"line {number}: rows before a 'black:' or 'white:' line")
         bad = next((ch for ch in line if ch not in ".-" and ch.lower() not in _LETTER_KIND), None)
