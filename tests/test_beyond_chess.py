@@ -13,6 +13,7 @@ import pytest
 
 from companion.errors import IllegalTurn, PositionError
 from companion.games.beyond_chess import (
+    AROUND,
     BISHOP,
     BLACK,
     KING,
@@ -624,3 +625,43 @@ def test_shift_geometry_matches_a_brute_force_reading(seed: int) -> None:
     mine = {(a, b) for a, b in board._geometric_shifts()}
     expected = {(cell(*a), cell(*b)) for a, b in _naive_shifts(squares)}
     assert mine == expected
+
+
+def _groups(board: BeyondChess) -> int:
+    left = set(board.squares)
+    groups = 0
+    while left:
+        groups += 1
+        todo = [left.pop()]
+        while todo:
+            here = todo.pop()
+            for step in AROUND:
+                if here + step in left:
+                    left.discard(here + step)
+                    todo.append(here + step)
+    return groups
+
+
+def test_the_board_may_split_in_two_reading_1() -> None:
+    #   - - - - -    c2 touches b1 by a corner and d2 by a side. Moved up to c3 it still
+    #   - - . . k    touches d2 (so it keeps touch) and every square still touches another,
+    #   K . - - .    but {a1, b1} is now cut off from the rest: allowed (reading 1).
+    board = parse_diagram(
+        """
+        - - - - -
+        - - . . k
+        K . - - .
+        """,
+        extra="- - 0 1 first=0",
+    )
+    assert _groups(board) == 1
+    assert "c2-c3" in shifts_of(board, "a1b1")
+    board.push(t("a1b1/c2c3"))
+    assert _groups(board) == 2
+
+
+def test_two_bare_kings_count_every_turn_reading_12() -> None:
+    board = parse_diagram("k . . .\n. . . .\n. . . .\nK . . .", extra="- - 0 1 first=0")
+    board.push(t("a1b1/d1[3,-1]"))
+    board.push(t("a4b4/d4d5"))
+    assert board.bare_turns == 2 and board.outcome() is None

@@ -48,14 +48,6 @@ def _matches(expected: Mapping[Cell, str], look: Mapping[Cell, str]) -> bool:
     return all(c in look for c in expected)
 
 
-def _after(position: BeyondChess, turn: Turn) -> dict[Cell, str]:
-    position._push(turn.frm, turn.to, turn.promotion, turn.shift, turn.geret)
-    try:
-        return position.look()
-    finally:
-        position._pop()
-
-
 def _differences(now: Mapping[Cell, str], look: Mapping[Cell, str]) -> list[str]:
     out = []
     for c in sorted(set(now) | set(look)):
@@ -75,10 +67,10 @@ def read_turn(position: BeyondChess, look: Mapping[Cell, str]) -> Reading:
     work = position.copy(stack=False)
     now = work.look()
     unchanged = _matches(now, look)
-    full = [t for t in work.legal_turns() if _matches(_after(work, t), look)]
+    full = [t for t in work.legal_turns() if _matches(work.look_after(t), look)]
     half: list[Turn] = []
     if work.shifting and not work.first_turn:
-        half = [t for t in work.piece_moves() if not t.geret and _matches(_after(work, t), look)]
+        half = [t for t in work.piece_moves() if not t.geret and _matches(work.look_after(t), look)]
     if unchanged and not full and not half:
         return Reading(UNCHANGED)
     if full and not half and not unchanged:
