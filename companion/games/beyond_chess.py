@@ -5,8 +5,8 @@ notation beyond cell names (see :mod:`companion.games.beyond_chess_notation`). S
 unbounded integer grid; an empty grid cell is a *rift*. A turn is a piece move then a shift of one
 square, or a *Geret* (a pawn and its square moved together), which is the whole turn.
 
-Readings where the rule sheet is silent or loose (each one is tested in
-``tests/test_beyond_chess.py``):
+Readings where the rule sheet is silent or loose (each testable one is tested in
+``tests/test_beyond_chess.py``, which names them by number):
 
 1. **Touching** means sharing a side *or a corner* (the sheet's orphan rule says "side or corner").
    A shifted square must still touch one of the squares it touched before the shift, and after
@@ -21,21 +21,24 @@ Readings where the rule sheet is silent or loose (each one is tested in
 4. **A piece move needs a shift to follow.** A piece move after which no legal shift exists is not
    a legal turn; a side with no legal turn is checkmated (in check) or stalemated.
 5. **The opening turn has no shift, hence no Geret** (a Geret moves a square). This holds for
-   custom setups too: the game's first turn never shifts.
+   custom setups too: the game's first turn never shifts. A FEN is taken as the opening turn
+   only when it is the traditional start; otherwise its turn includes a shift.
 6. **The square a piece just left may be shifted** in the same turn (it is now empty); the square
    the piece landed on may not (it is occupied, and a pawn's square moves only by a Geret).
 7. **Diagonal steps are never blocked by rifts beside them:** a bishop, queen, king or capturing
    pawn passes between two corners; only a rift *on* the path stops a slider.
 8. **Double step:** a pawn that has never moved (no step, capture or Geret) may step two cells
    forward if both cells are empty squares. En passant is possible on the next turn only, and only
-   if the skipped cell is still a square when the capture is made.
+   if the skipped cell is still a square (the mover may shift it away in the same turn, which
+   ends the en passant right).
 9. **Promotion** happens on the row (grid y) where the opponent's king stood at the start of the
    game, whatever x the pawn has; a forward Geret onto that row promotes too.
 10. **Castling** (the king and a rook with castling right on the same row, three or more cells
-    apart): the king moves two cells toward the rook, which lands on the cell the king crossed.
-    Every cell between king and rook must be an empty square (no rift, no piece); the king may
-    not be in check, pass through or land on an attacked cell, and the whole turn must leave it
-    safe (a rook beyond the corner on a grown board can attack the king's new cell).
+    apart; a custom setup gives the right to every such rook): the king moves two cells toward
+    the rook, which lands on the cell the king crossed. Every cell between king and rook must be
+    an empty square (no rift, no piece); the king may not be in check, pass through or land on an
+    attacked cell, and the whole turn must leave it safe (a rook beyond the corner on a grown
+    board can attack the king's new cell).
 11. **Eighth shift:** the shifts of the whole game (both players; a Geret counts, the piece moves
     do not break the run) form a run while each shift is the exact reverse of the one before. The
     shift that makes the run eight long is legal and ends the game as a stalemate (a draw) unless
@@ -45,6 +48,10 @@ Readings where the rule sheet is silent or loose (each one is tested in
     ends as a stalemate (a draw). With two bare kings every turn counts. The 50-move rule and
     repetition are not part of Beyond Chess and are not applied.
 13. **Square colours are not tracked:** the sheet says bishops ignore them, so they do not matter.
+14. **A Geret is a piece move, so it may answer a check** (the sheet), and the engine applies
+    exactly that test; under the shift geometry it never succeeds, though: a Geret removes the
+    pawn's own square (a pawn on a line already blocked it) and fills a rift (which only opens
+    lines).
 
 The grid is bounded only by the cell encoding, +-32000 cells from the start: a game would need
 32000 shifts in one direction to reach it, which no table will see.
@@ -270,6 +277,15 @@ class BeyondChess:
         return {
             c: ("." if (p := board.get(c)) is None else "B" if p & BLACK else "W") for c in self.sq
         }
+
+    def look_after(self, turn: Turn) -> dict[Cell, str]:
+        """The look after ``turn`` (or its piece-move part if ``shift`` is None), without
+        checking legality: for the tracker, which only asks about turns it generated."""
+        self._push(turn.frm, turn.to, turn.promotion, turn.shift, turn.geret)
+        try:
+            return self.look()
+        finally:
+            self._pop()
 
     def __repr__(self) -> str:
         return (
@@ -657,10 +673,7 @@ class BeyondChess:
 
     def piece_moves(self) -> list[Turn]:
         """Piece-move parts (and Gerets) of legal turns: what a half-made turn can look like."""
-        seen: dict[Turn, None] = {}
-        for f, t, pr, s, g in self._turn_tuples():
-            seen.setdefault(Turn(f, t, pr, None, g) if s is not None else Turn(f, t, pr, s, g))
-        return list(seen)
+        return list(dict.fromkeys(turn.piece_move for turn in self.legal_turns()))
 
     def perft(self, depth: int) -> int:
         """Number of legal turn sequences of length ``depth`` (the move-generation proof)."""
@@ -724,6 +737,8 @@ class BeyondChess:
             if shift is not None:
                 sq.discard(shift[0])
                 sq.add(shift[1])
+                if shift[0] == self.ep:
+                    self.ep = None  # the skipped square left: no en passant (reading 8)
             extra = 0
         if moved is not None:
             if self.last_shift == (moved[1], moved[0]):
@@ -784,7 +799,7 @@ class BeyondChess:
     # ---- explaining refusals ---------------------------------------------------------------
 
     def _refusal(self, turn: Turn) -> IllegalTurn:
-        if self.outcome() is not None:
+        if self._over_by_rule():
             return IllegalTurn("game over", "the game is over")
         us = self.turn
         p = self.board.get(turn.frm)
@@ -802,7 +817,11 @@ class BeyondChess:
             pseudo = self._pseudo_moves()
             if key in pseudo or (p & 7 == KING and abs(turn.to - turn.frm) == 2):
                 if key not in pseudo and not self.is_check():
-                    return IllegalTurn("bad piece move", "castling is not possible here")
+                    return IllegalTurn(
+                        "bad piece move",
+                        "castling needs the right, empty squares between king and rook, "
+                        "and no attacked square on the king's way",
+                    )
                 return IllegalTurn("king in check", "that move leaves your king in check")
             if any(m[:2] == key[:2] for m in pseudo):
                 return IllegalTurn("bad promotion", "a pawn promotes to Q, R, B or N on its row")
@@ -814,7 +833,7 @@ class BeyondChess:
         if not self.shifting:
             if turn.shift is not None:
                 return IllegalTurn("shift not allowed", "squares never shift on a fixed board")
-            return IllegalTurn("not allowed", "that move is not legal here")
+            return IllegalTurn("not allowed", "that turn is not legal here")
         if self.first_turn:
             if turn.shift is not None:
                 return IllegalTurn("no shift on first turn", "the game's first turn has no shift")

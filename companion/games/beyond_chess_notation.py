@@ -387,6 +387,8 @@ def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
                 raise PositionError(f"line {number}: black's half comes first (on top)")
             blocks[current] = []
             continue
+        if line.endswith(":"):
+            raise PositionError(f"line {number}: unknown block {line!r} (black: or white:)")
         if current is None:
             raise PositionError(f"line {number}: rows before a 'black:' or 'white:' line")
         bad = next((ch for ch in line if ch not in ".-" and ch.lower() not in _LETTER_KIND), None)
@@ -481,3 +483,46 @@ def load_setup(path: str | Path, cls: type[BeyondChess] = BeyondChess) -> Beyond
         return parse_setup(text, cls)
     except PositionError as exc:
         raise PositionError(f"{path}: {exc}") from exc
+
+
+# ---- ASCII diagrams ------------------------------------------------------------------------
+
+
+def parse_diagram(
+    text: str,
+    cls: type[BeyondChess] = BeyondChess,
+    *,
+    origin: tuple[int, int] = (0, 0),
+    turn: str = "w",
+    extra: str = "- - 0 1",
+) -> BeyondChess:
+    """An ASCII board (rows from the top; ``.`` empty square, ``-`` rift, FEN letters; spaces
+    between cells are ignored) -> a position. ``extra`` holds the castling, en passant and
+    counter fields and any ``key=value`` fields of the position text; PositionError."""
+    rows = ["".join(line.split()) for line in text.strip("\n").splitlines() if line.strip()]
+    if not rows:
+        raise PositionError("an empty diagram")
+    fen_rows = []
+    for row in rows:
+        bad = next((ch for ch in row if ch not in ".-" and ch.lower() not in _LETTER_KIND), None)
+        if bad is not None:
+            raise PositionError(f"{bad!r} in a diagram is not '.', '-' or a piece letter")
+        fen_rows.append(re.sub(r"\.+", lambda m: str(len(m.group())), row))
+    at = f"@{origin[0]},{origin[1]}"
+    return parse_position(f"{'/'.join(fen_rows)}{at} {turn} {extra}", cls)
+
+
+def diagram(position: BeyondChess) -> str:
+    """A position's squares and pieces as an ASCII board (bounding box, rows from the top)."""
+    xy = [coords(c) for c in position.sq]
+    x0, x1 = min(x for x, _ in xy), max(x for x, _ in xy)
+    y0, y1 = min(y for _, y in xy), max(y for _, y in xy)
+    lines = []
+    for y in range(y1, y0 - 1, -1):
+        row = []
+        for x in range(x0, x1 + 1):
+            c = cell(x, y)
+            p = position.board.get(c)
+            row.append("-" if c not in position.sq else "." if p is None else piece_letter(p))
+        lines.append(" ".join(row))
+    return "\n".join(lines) + "\n"
