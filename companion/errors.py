@@ -70,3 +70,7 @@ class CalibrationError(CompanionError, ValueError):
 
 class JournalError(CompanionError, RuntimeError):
     """A journal database that is corrupt, foreign or cannot be written."""
+
+
+class PinMapError(CompanionError, ValueError):
+    """A hardware pin-map file (``hardware/pinmap.toml``) that cannot describe the wiring."""
