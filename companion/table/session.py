@@ -652,6 +652,10 @@ class TableSession:
                     else [],
                     "clock": self.clock_view(),
                     "alerts": self.alerts(),
+                    "alert_spots": sorted(
+                        set(state.discrepancy.spots if state.discrepancy else ())
+                        | set(state.removal.spots if state.removal else ())
+                    ),
                 }
             )
             return out
