@@ -108,26 +108,50 @@ class Ticker:
 
 
 @click.command()
-@click.option("--source", default="auto", show_default=True,
-              help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N")
+@click.option(
+    "--source",
+    default="auto",
+    show_default=True,
+    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+)
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="SQLite journal [default: $COMPANION_JOURNAL or "
-              "~/.local/share/companion/journal.sqlite]")
+@click.option(
+    "--journal",
+    "journal_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
+)
 @click.option("--rules", default="chinese", show_default=True, help="Rules preset for a new game.")
 @click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
-@click.option("--threads", default=64, show_default=True, type=int,
-              help="Page threads (each live page holds one).")
-@click.option("--demo-delay", default=2.0, show_default=True, type=float,
-              help="Seconds between demo moves.")
-@click.option("--demo-rest", default=20.0, show_default=True, type=float,
-              help="Seconds the finished demo game stays up before the next starts.")
-@click.option("--snapshot-every", default=5.0, show_default=True, type=float,
-              help="Seconds between clock snapshots in the journal.")
+@click.option(
+    "--threads",
+    default=64,
+    show_default=True,
+    type=int,
+    help="Page threads (each live page holds one).",
+)
+@click.option(
+    "--demo-delay", default=2.0, show_default=True, type=float, help="Seconds between demo moves."
+)
+@click.option(
+    "--demo-rest",
+    default=20.0,
+    show_default=True,
+    type=float,
+    help="Seconds the finished demo game stays up before the next starts.",
+)
+@click.option(
+    "--snapshot-every",
+    default=5.0,
+    show_default=True,
+    type=float,
+    help="Seconds between clock snapshots in the journal.",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,

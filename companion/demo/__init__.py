@@ -59,8 +59,8 @@ def load_record(path: Path = DEMO_GAME) -> DemoRecord:
         if node.has_property("MA"):
             dead |= set(node.get("MA"))
     names = (
-        root.get("PB") if root.has_property("PB") else "Black",
-        root.get("PW") if root.has_property("PW") else "White",
+        f"Black ({root.get('PB')})" if root.has_property("PB") else "Black",
+        f"White ({root.get('PW')})" if root.has_property("PW") else "White",
     )
     komi = float(root.get("KM")) if root.has_property("KM") else 7.5
     return DemoRecord(game.get_size(), komi, names, tuple(moves), tuple(sorted(dead)))
@@ -114,9 +114,7 @@ class DemoTable:
     def _is_demo_game(self) -> bool:
         state = self.table.state
         game = state.game
-        if game is None or state.started is None or state.started.topology != str(
-            self.record.size
-        ):
+        if game is None or state.started is None or state.started.topology != str(self.record.size):
             return False
         played = [(m.player, m.spot) for m in game.moves]
         wanted = [

@@ -111,9 +111,7 @@ def create_app(
     journal = table.journal
 
     def render_event(event: ev.Event) -> bytes:
-        return sse_frame(
-            {"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq
-        )
+        return sse_frame({"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq)
 
     table.render = render_event
 
@@ -159,9 +157,7 @@ def create_app(
     @app.get("/setup")
     def setup_page() -> str:
         rules = [{"name": c.name, "description": c.description} for c in presets()]
-        return render_template(
-            "setup.html", page="setup", rules=rules, maps=sorted(bundled_maps())
-        )
+        return render_template("setup.html", page="setup", rules=rules, maps=sorted(bundled_maps()))
 
     @app.get("/archive")
     def archive_page() -> str:
@@ -354,9 +350,11 @@ def create_app(
 
     @app.get("/camera.mjpg")
     def camera_stream() -> Response:
-        return Response(
-            _mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame"
-        )
+        return Response(_mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame")
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return Response(status=204)
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -60,8 +60,8 @@
 
   function renderChart() {
     const svg = $("chart"), hist = state.points_history || [];
-    if (hist.length < 2) { svg.hidden = true; return; }
-    svg.hidden = false;
+    if (hist.length < 2) { svg.setAttribute("hidden", ""); return; }
+    svg.removeAttribute("hidden");
     const n = hist.length, players = hist[0].length;
     let lo = Infinity, hi = -Infinity;
     hist.forEach((row) => row.forEach((v) => { lo = Math.min(lo, v); hi = Math.max(hi, v); }));
