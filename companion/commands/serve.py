@@ -184,6 +184,12 @@ def command(
         table = TableSession.resume(journal, snapshot_every=snapshot_every)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
+    if table.state.game is not None:
+        click.echo(
+            f"companion: resumed game {table.state.game_id} at event {table.state.last_seq} "
+            f"with {len(table.state.game.moves)} moves ({table.state.phase}, "
+            f"position {table.state.game.hash:016x})"
+        )
     if log_events:
         table.listeners.append(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)

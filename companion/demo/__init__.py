@@ -162,7 +162,11 @@ class DemoTable:
         game = table.state.game
         assert game is not None
         for intent in record_intents(self.record, game.copy()):
-            pause = self.delay if isinstance(intent, it.PlayIntent | it.PassIntent) else 0.3
+            pause = (
+                self.delay
+                if isinstance(intent, it.PlayIntent | it.PassIntent)
+                else 0.15 * self.delay
+            )
             if not self._wait(pause):
                 return
             try:
@@ -175,10 +179,10 @@ class DemoTable:
             for point in self.record.dead:
                 spot = self.record.spot(live, point)
                 if spot not in table.state.dead and live.board[spot] >= 0:
-                    if not self._wait(0.5):
+                    if not self._wait(self.delay):
                         return
                     table.control("mark", spot=spot, mark="dead")
             for player in live.active_players:
-                if not self._wait(1.0):
+                if not self._wait(self.delay):
                     return
                 table.control("agree", player=player)
