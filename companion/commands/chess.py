@@ -1,8 +1,9 @@
-"""``companion chess``: Beyond Chess from the command line (perft proof, record replay).
+"""``companion chess``: Beyond Chess from the command line (perft proof, setups, records).
 
 ``perft`` counts legal turns to a depth: with ``--fixed-board`` the game is plain chess and the
-counts must equal the published perft tables. ``replay`` plays a record and names the first
-illegal turn (exit status 3).
+counts must equal the published perft tables. ``setup`` checks a custom setup file (format in
+:data:`companion.games.beyond_chess_notation.SETUP_HELP`). ``replay`` plays a record and names
+the first illegal turn (exit status 3).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import click
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess import BeyondChess, FixedBoardChess, traditional
-from companion.games.beyond_chess_notation import parse_position, position_text
+from companion.games.beyond_chess_notation import (
+    diagram,
+    load_setup,
+    parse_position,
+    position_text,
+)
 from companion.records.chess_record import read_record, replay
 
 EXIT_ILLEGAL = 3
@@ -61,6 +67,18 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
     click.echo(f"# {cls.title}, depth {depth}, from {position_text(position)}")
     click.echo(f"# {elapsed:.2f} s, {rate:,.0f} turns/s")
     click.echo(str(total))
+
+
+@command.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def setup(path: Path) -> None:
+    """Check a custom setup file; print its board and its position text (for --position)."""
+    try:
+        position = load_setup(path)
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(diagram(position), nl=False)
+    click.echo(position_text(position))
 
 
 @command.command(name="replay")
