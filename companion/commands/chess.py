@@ -52,6 +52,7 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
     except CompanionError as exc:
         raise click.BadParameter(str(exc), param_hint="--position") from exc
     started = time.perf_counter()
+    cpu = time.process_time()
     if divide and depth > 0:
         total = 0
         for turn in position.legal_turns():
@@ -63,9 +64,10 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
     else:
         total = position.perft(depth)
     elapsed = time.perf_counter() - started
-    rate = total / elapsed if elapsed > 0 else 0.0
+    cpu = time.process_time() - cpu
+    rate = total / cpu if cpu > 0 else 0.0
     click.echo(f"# {cls.title}, depth {depth}, from {position_text(position)}")
-    click.echo(f"# {elapsed:.2f} s, {rate:,.0f} turns/s")
+    click.echo(f"# {elapsed:.2f} s wall, {cpu:.2f} s CPU, {rate:,.0f} turns per CPU second")
     click.echo(str(total))
 
 
