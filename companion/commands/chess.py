@@ -91,7 +91,7 @@ def setup(path: Path) -> None:
 def replay_command(path: Path, as_json: bool) -> None:
     """Play the record in PATH; exit 3 at the first illegal turn (named with its reason)."""
     try:
-        record = read_record(path.read_text(encoding="utf-8"))
+        record = read_record(path.read_text(encoding="utf-8-sig"))
         played = replay(record)
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {path}: {exc}") from exc
