@@ -254,3 +254,10 @@ def test_setup_orphan_square_and_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(PositionError, match="cannot read"):
         load_setup(tmp_path / "missing.txt")
     assert "32 squares" in SETUP_HELP
+
+
+def test_rows_that_are_all_rift_and_trailing_rifts() -> None:
+    position = parse_position("k1---//1K-- w - - 0 1 first=0")
+    assert position.squares == {cell(0, 2), cell(1, 2), cell(0, 0), cell(1, 0)}
+    assert position_text(position) == "k1//1K w - - 0 1"
+    assert parse_position(position_text(position)).squares == position.squares

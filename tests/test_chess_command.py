@@ -73,3 +73,20 @@ def test_replay_unreadable_files(tmp_path: Path) -> None:
     junk.write_bytes(b"\xff\xfe junk")
     code, out = run("replay", str(junk))
     assert code == 1 and "Traceback" not in out
+
+
+def test_setup_command(tmp_path: Path) -> None:
+    good = tmp_path / "setup.txt"
+    good.write_text(
+        "black:\n"
+        + "rnbqkbnr\npppppppp\n........\n........\n"
+        + "white:\n"
+        + "........\n........\nPPPPPPPP\nRNBQKBNR\n"
+    )
+    code, out = run("setup", str(good))
+    assert code == 0
+    assert out.splitlines()[-1] == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("black:\nrnbqkbnr\nwhite:\nRNBQKBNR\n")
+    code, out = run("setup", str(bad))
+    assert code == 1 and "black's half has 8 squares" in out and "Traceback" not in out

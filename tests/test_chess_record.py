@@ -8,7 +8,7 @@ import pytest
 
 from companion.errors import RecordError
 from companion.games.beyond_chess import FixedBoardChess, traditional
-from companion.games.beyond_chess_notation import parse_turn, position_text
+from companion.games.beyond_chess_notation import parse_setup, parse_turn, position_text
 from companion.records.chess_record import (
     ChessRecord,
     clock_text,
@@ -115,3 +115,27 @@ def test_clock_text() -> None:
     assert clock_text(299) == "0:04:59"
     assert clock_text(3723.46) == "1:02:03.5"
     assert clock_text(59.97) == "0:01:00"
+
+
+def test_record_for_a_game_names_variant_and_start() -> None:
+    plain = ChessRecord.for_game(traditional(), White="Ann")
+    assert plain.tags == {"Result": "*", "White": "Ann", "Variant": "Beyond Chess"}
+    custom = parse_setup(SETUP)
+    record = ChessRecord.for_game(custom)
+    assert record.start().squares == custom.squares and record.start().first_turn
+    fixed = ChessRecord.for_game(traditional(FixedBoardChess))
+    assert fixed.variant() is FixedBoardChess and "Position" not in fixed.tags
+
+
+SETUP = """\
+black:
+..rk....
+.pppppp.
+..nbb...
+........
+white:
+.........-
+..NBB...-.
+.PPPPPP...
+..-RK-----
+"""

@@ -1,8 +1,9 @@
-"""``companion chess``: Beyond Chess from the command line (perft proof, record replay).
+"""``companion chess``: Beyond Chess from the command line (perft proof, setups, records).
 
 ``perft`` counts legal turns to a depth: with ``--fixed-board`` the game is plain chess and the
-counts must equal the published perft tables. ``replay`` plays a record and names the first
-illegal turn (exit status 3).
+counts must equal the published perft tables. ``setup`` checks a custom setup file (format in
+:data:`companion.games.beyond_chess_notation.SETUP_HELP`). ``replay`` plays a record and names
+the first illegal turn (exit status 3).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import click
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess import BeyondChess, FixedBoardChess, traditional
-from companion.games.beyond_chess_notation import parse_position, position_text
+from companion.games.beyond_chess_notation import (
+    diagram,
+    load_setup,
+    parse_position,
+    position_text,
+)
 from companion.records.chess_record import read_record, replay
 
 EXIT_ILLEGAL = 3
@@ -46,6 +52,7 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
     except CompanionError as exc:
         raise click.BadParameter(str(exc), param_hint="--position") from exc
     started = time.perf_counter()
+    cpu = time.process_time()
     if divide and depth > 0:
         total = 0
         for turn in position.legal_turns():
@@ -57,10 +64,23 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
     else:
         total = position.perft(depth)
     elapsed = time.perf_counter() - started
-    rate = total / elapsed if elapsed > 0 else 0.0
+    cpu = time.process_time() - cpu
+    rate = total / cpu if cpu > 0 else 0.0
     click.echo(f"# {cls.title}, depth {depth}, from {position_text(position)}")
-    click.echo(f"# {elapsed:.2f} s, {rate:,.0f} turns/s")
+    click.echo(f"# {elapsed:.2f} s wall, {cpu:.2f} s CPU, {rate:,.0f} turns per CPU second")
     click.echo(str(total))
+
+
+@command.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def setup(path: Path) -> None:
+    """Check a custom setup file; print its board and its position text (for --position)."""
+    try:
+        position = load_setup(path)
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(diagram(position), nl=False)
+    click.echo(position_text(position))
 
 
 @command.command(name="replay")
@@ -71,7 +91,7 @@ def perft(depth: int, text: str | None, fixed_board: bool, divide: bool) -> None
 def replay_command(path: Path, as_json: bool) -> None:
     """Play the record in PATH; exit 3 at the first illegal turn (named with its reason)."""
     try:
-        record = read_record(path.read_text(encoding="utf-8"))
+        record = read_record(path.read_text(encoding="utf-8-sig"))
         played = replay(record)
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {path}: {exc}") from exc

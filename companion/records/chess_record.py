@@ -35,7 +35,12 @@ from companion.games.beyond_chess import (
     colour_name,
     traditional,
 )
-from companion.games.beyond_chess_notation import parse_position, parse_turn, turn_text
+from companion.games.beyond_chess_notation import (
+    parse_position,
+    parse_turn,
+    position_text,
+    turn_text,
+)
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -56,6 +61,15 @@ class ChessRecord:
     @property
     def result(self) -> str:
         return self.tags.get("Result", "*")
+
+    @classmethod
+    def for_game(cls, start: BeyondChess, **tags: str) -> ChessRecord:
+        """An empty record for a game from ``start``: Variant (and Position, unless the start is
+        the traditional setup) are filled in; ``tags`` adds others (Event, White, ...)."""
+        record = cls(tags={"Result": "*", **tags, "Variant": start.title})
+        if position_text(start) != position_text(traditional(type(start))):
+            record.tags["Position"] = position_text(start)
+        return record
 
     def add(self, turn: Turn, clock: float | None = None, comment: str = "") -> None:
         """Append a turn (not checked: :func:`replay` checks)."""
