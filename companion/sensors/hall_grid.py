@@ -15,6 +15,7 @@ a mock factory set ``Device.pin_factory`` to the same one (tests and the bench d
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import time
 from collections.abc import Callable
@@ -102,13 +103,17 @@ class HallGrid:
         self._schedule_k = [k for k in range(MUX_CHANNELS) if self._schedule[k]]
         self.calibration: Calibration | None = None
         if calibration is not None:
-            self.calibration = (
-                calibration
-                if isinstance(calibration, Calibration)
-                else Calibration.load(calibration, sensors=len(self.topology), label=self.label)
-            )
-            if len(self.calibration.baseline) != len(self.topology):
-                raise CalibrationError("calibration does not fit this grid")
+            try:
+                self.calibration = (
+                    calibration
+                    if isinstance(calibration, Calibration)
+                    else Calibration.load(calibration, sensors=len(self.topology), label=self.label)
+                )
+                if len(self.calibration.baseline) != len(self.topology):
+                    raise CalibrationError("calibration does not fit this grid")
+            except CalibrationError:
+                self.close()
+                raise
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -140,10 +145,18 @@ class HallGrid:
 
     def close(self) -> None:
         """Release every pin and SPI device (idempotent)."""
+        if not self._devices:
+            return
         for dev in reversed(self._devices):
             with contextlib.suppress(Exception):  # must not hide the error that led here
                 dev.close()
         self._devices = []
+        self._select, self._enable, self._schedule = [], [], [[] for _ in range(MUX_CHANNELS)]
+        # gpiozero 2.0.1: a shared SPI interface closed once is closed again when the garbage
+        # collector finalises it, and that second close drops the cache entry of whatever
+        # interface now holds the same pins (a re-opened grid), which then fails with "pin in
+        # use". Finalising the old devices now, while nothing newer exists, avoids it.
+        gc.collect()
 
     def _settle(self) -> None:
         # time.sleep cannot wait a few microseconds; a short busy wait can.
