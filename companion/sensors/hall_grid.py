@@ -194,9 +194,15 @@ class HallGrid:
     def calibrate(self, scans: int = 8, *, save: str | Path | None = None) -> Calibration:
         """Zero calibration: scan the EMPTY board ``scans`` times and keep per-sensor baselines
         (saved to ``save`` when given). Sensors that read garbage are marked bad (always "?")."""
-        raw = [[sum(s) / len(s) for s in self.read_raw()] for _ in range(max(1, scans))]
-        cal = Calibration.from_scans(raw, self.thresholds, label=self.label)
-        # A sensor whose single-scan samples already disagree is floating, not quiet.
+        # Every sample counts, so a floating input whose samples disagree within one scan is
+        # caught as well as one that wanders between scans.
+        rows: list[list[float]] = []
+        for _ in range(max(1, scans)):
+            raw = self.read_raw()
+            width = max(len(s) for s in raw)
+            rows += [[s[min(j, len(s) - 1)] for s in raw] for j in range(width)]
+        cal = Calibration.from_scans(rows, self.thresholds, label=self.label)
+        self._previous = [EMPTY] * len(self.topology)
         self.calibration = cal
         if save is not None:
             cal.save(save)
