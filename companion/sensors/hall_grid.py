@@ -246,7 +246,7 @@ def estimate_scan_rate(
     *,
     spi_hz: float = 1.35e6,
     transfer_overhead_us: float = 40.0,
-    gpio_write_us: float = 2.0,
+    gpio_write_us: float = 20.0,
 ) -> float:
     """Scans per second a real Pi should reach (a computed estimate, not a measurement).
 
