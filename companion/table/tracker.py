@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from companion.errors import IllegalMove
-from companion.games.go import BLACK, EMPTY, WHITE, GoGame
+from companion.games.go import BLACK, EMPTY, WHITE, GoGame, Move
 from companion.observation import BLACK as B_TOKEN
 from companion.observation import EMPTY as E_TOKEN
 from companion.observation import UNKNOWN, Observation
@@ -86,6 +86,9 @@ _REFUSALS: dict[str, str] = {
     "game over": "the game is over",
 }
 
+#: Frame times are sums of 1/fps steps: forgive their rounding when comparing to still_time.
+_TIME_SLACK = 1e-6
+
 #: Two spots this close (in drawing units of the topology) can be "a stone moved".
 _MOVE_REACH = 2.5
 
@@ -100,7 +103,7 @@ class _Reading:
     actions: tuple[_Action, ...]
     left_on: dict[int, int]
     signature: tuple[object, ...]
-    end: tuple[int, int]
+    end: tuple[int, Move | None]
 
 
 def spots_text(game: GoGame, spots: Iterable[int]) -> str:
@@ -156,7 +159,7 @@ class Tracker:
         self._undo_offered: int | None = None
         # Stones captured by the moves that led to game state ``_captured_key``, not yet seen gone.
         self._captured: dict[int, int] = {}
-        self._captured_key: tuple[int, int] | None = None
+        self._captured_key: tuple[int, Move | None] | None = None
         self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ public
@@ -197,7 +200,7 @@ class Tracker:
                 self._evaluated = None  # judge the board afresh once it can be read
                 return [held]
             return []
-        if still_for < self.still_time:
+        if still_for + _TIME_SLACK < self.still_time:
             self._stable = False
             return []
         self._stable = True
@@ -271,7 +274,7 @@ class Tracker:
 
     def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
         """Stones captured by the last accepted move(s) and not yet seen gone (spot -> colour)."""
-        key = (len(game.moves), game.hash)
+        key = _state_key(game)
         if key != self._captured_key:
             self._captured_key = key
             self._captured = _last_captures(game)
@@ -289,6 +292,8 @@ class Tracker:
         if not self._fits(game, [o for _, o in new]):
             return []
         first = game.to_move
+        if len(new) == 1 and new[0][1] == first and not game.knobs.suicide:
+            return self._single_reading(game, seen, new[0][0])
         items: dict[int, list[int | None]]
         if game.players != 2:
             items = {first: [new[0][0]]}
@@ -302,15 +307,30 @@ class Tracker:
                 second: [s for s, o in new if o == second] + [None] * (length // 2 - n_second),
             }
         found: list[_Reading] = []
+        explored: set[tuple[object, ...]] = set()
 
         def search(
             g: GoGame, left: dict[int, list[int | None]], done: list[_Action], caps: dict[int, int]
         ) -> None:
             if not any(left.values()):
-                reading = _check(g, seen, done, caps)
-                if reading is not None:
-                    found.append(reading)
+                passes = tuple(sum(1 for p, s in done if p == who and s is None) for who in (0, 1))
+                signature = (g.hash, tuple(g.captures), tuple(g.pass_prisoners), passes)
+                left_on = _left_on(g.board, seen, caps)
+                if left_on is not None:
+                    found.append(_Reading(tuple(done), left_on, signature, _state_key(g)))
                 return
+            # Two orders reaching the same position, captures and items left behave alike
+            # (earlier positions aside, which only superko could tell apart).
+            state = (
+                g.hash,
+                g.to_move,
+                tuple(g.captures),
+                tuple(sorted((p, tuple(sorted(v, key=str))) for p, v in left.items())),
+                tuple(sorted(caps.items())),
+            )
+            if state in explored:
+                return
+            explored.add(state)
             player = g.to_move
             options = left.get(player, [])
             for i, item in enumerate(options):
@@ -338,6 +358,28 @@ class Tracker:
 
         search(game, items, [], {})
         return found
+
+    def _single_reading(
+        self, game: GoGame, seen: Sequence[int | None], spot: int
+    ) -> list[_Reading]:
+        """The one new stone of the player to move, without copying the game (the usual case).
+
+        Only for rules without suicide, so that a legal play removes exactly the opposing
+        chains it takes the last liberty of.
+        """
+        if game.refusal(spot) is not None:
+            return []
+        player = game.to_move
+        board = list(game.board)
+        caps = {s: board[s] for s in _would_capture(game, spot)}
+        board[spot] = player
+        for s in caps:
+            board[s] = EMPTY
+        left_on = _left_on(board, seen, caps)
+        if left_on is None:
+            return []
+        end = (len(game.moves) + 1, Move("play", player, spot))
+        return [_Reading(((player, spot),), left_on, (), end)]
 
     def _undo_count(self, game: GoGame, seen: Sequence[int | None]) -> int | None:
         """How many moves back the seen board is, or None."""
@@ -570,11 +612,11 @@ class Tracker:
 
 
 # ---------------------------------------------------------------------- helpers
-def _check(
-    game: GoGame, seen: Sequence[int | None], actions: list[_Action], caps: dict[int, int]
-) -> _Reading | None:
-    """The reading if ``game`` (after ``actions``) is the board seen, captured stones aside."""
-    final = game.board
+def _left_on(
+    final: Sequence[int], seen: Sequence[int | None], caps: dict[int, int]
+) -> dict[int, int] | None:
+    """Captured stones still seen (or hidden) if ``final`` is the board seen, captures aside;
+    None when it is not."""
     left_on: dict[int, int] = {}
     for spot, (owner, have) in enumerate(zip(seen, final, strict=True)):
         if owner == have:
@@ -588,9 +630,12 @@ def _check(
             left_on[spot] = captured
         elif owner != EMPTY:
             return None
-    passes = tuple(sum(1 for p, s in actions if p == who and s is None) for who in (0, 1))
-    signature = (game.hash, tuple(game.captures), tuple(game.pass_prisoners), passes)
-    return _Reading(tuple(actions), left_on, signature, (len(game.moves), game.hash))
+    return left_on
+
+
+def _state_key(game: GoGame) -> tuple[int, Move | None]:
+    """Which game state pending captures belong to: its length and last move."""
+    return (len(game.moves), game.moves[-1] if game.moves else None)
 
 
 def _last_captures(game: GoGame) -> dict[int, int]:

@@ -1,0 +1,202 @@
+"""``companion bench tracker``: how soon a move is accepted once the hand is gone, and CPU cost.
+
+A game is replayed as a 30 frames-per-second camera would see it: for each step the hand comes
+in from the nearest edge, visits every spot that changes (the spot takes its new value while
+the hand covers it), leaves, and the board then stays still. The hand is a block of unknown
+spots with a few misread spots around it (shadow), as the reader reports a hand. The game is
+the gomrade label sequence (``shared/data/photos/gomrade/testing_sequence``) when present, and
+a random legal 19x19 game otherwise (or with ``--synthetic``).
+
+Latency is in simulated frame time: from the first frame in which the hand is gone (the board
+is then as it will stay) to the frame whose update returns the move. It is ``still_time``
+rounded up to whole frames, by design; what the reader adds on top (its time per frame) is not
+counted here. CPU is the thread CPU time (``time.thread_time``) of each ``Tracker.update`` call
+on this machine, so other processes do not inflate it; the costly updates are the few that
+judge a newly still board. Multi-move recovery replays the game once per order tried, so its
+cost grows with the game's length: the last line measures three moves seen at once late in a
+long game.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import statistics
+import time
+from pathlib import Path
+
+import click
+
+from companion.games.go import EMPTY, GoGame
+from companion.games.playout import random_move
+from companion.games.rules import new_game
+from companion.games.topology import grid
+from companion.observation import UNKNOWN, Observation
+from companion.table.intents import PassIntent, PlayIntent
+from companion.table.labels import read_labels
+from companion.table.tracker import Tracker, apply_intent
+
+GOMRADE = Path(__file__).resolve().parents[2].parent / "shared/data/photos/gomrade/testing_sequence"
+_TOKEN = {EMPTY: ".", 0: "B", 1: "W"}
+
+
+def _synthetic(moves: int, seed: int) -> list[list[str]]:
+    """Boards (token lists) after each move of a random legal 19x19 game, captures taken off."""
+    game = new_game("chinese", grid(19))
+    rng = random.Random(seed)
+    empties = [s for s, c in enumerate(game.board) if c == EMPTY]
+    boards = [[_TOKEN[c] for c in game.board]]
+    while len(boards) <= moves and not game.over:
+        if random_move(game, rng, empties) is not None:
+            boards.append([_TOKEN[c] for c in game.board])
+    return boards
+
+
+def _hand_frames(
+    before: list[str], after: list[str], width: int, rng: random.Random
+) -> list[list[str]]:
+    """What the reader reports while a hand makes the change ``before`` -> ``after``."""
+    changed = [s for s in range(len(after)) if before[s] != after[s]]
+    under = list(before)
+    height = len(after) // width
+    # The hand's path: positions (row, col), and spot numbers where the spot takes its new value.
+    path: list[tuple[float, float] | int] = []
+    here: tuple[float, float] | None = None
+    for s in changed:
+        row, col = divmod(s, width)
+        # Come in from the nearest edge (or from the last spot visited) in 8 steps.
+        start = here or min(
+            [(row, -3.0), (row, width + 2.0), (-3.0, col), (height + 2.0, col)],
+            key=lambda p: abs(p[0] - row) + abs(p[1] - col),
+        )
+        path += [
+            (start[0] + (row - start[0]) * k / 8, start[1] + (col - start[1]) * k / 8)
+            for k in range(1, 9)
+        ]
+        path += [(float(row), float(col))] * 4
+        path.append(s)
+        here = (float(row), float(col))
+    if here is not None:
+        side = -3.0 if here[1] < width / 2 else width + 2.0
+        path += [(here[0], here[1] + (side - here[1]) * k / 8) for k in range(1, 9)]
+    frames: list[list[str]] = []
+    for step in path:
+        if isinstance(step, int):
+            under[step] = after[step]
+            continue
+        r, c = step
+        seen = list(under)
+        for s in range(len(seen)):
+            sr, sc = divmod(s, width)
+            d = max(abs(sr - r), abs(sc - c))
+            if d <= 2:
+                seen[s] = UNKNOWN
+            elif d <= 3 and rng.random() < 0.15:
+                seen[s] = rng.choice(".BW?")  # the hand's shadow misread
+        frames.append(seen)
+    return frames
+
+
+def _run(
+    boards: list[list[str]], width: int, still_time: float, fps: float, seed: int
+) -> tuple[list[float], list[float], int, GoGame]:
+    game = new_game("chinese", grid(width))
+    tracker = Tracker(game, still_time=still_time, infer_passes=True)
+    rng = random.Random(seed)
+    frame = 0
+    latencies: list[float] = []
+    cpu: list[float] = []
+    wrong = 0
+    hold = int(still_time * fps) + int(0.5 * fps)
+
+    def feed(tokens: list[str]) -> list[object]:
+        nonlocal frame
+        obs = Observation(tuple(tokens), (1.0,) * len(tokens), frame / fps)
+        t0 = time.thread_time()
+        out = tracker.update(obs)
+        cpu.append(time.thread_time() - t0)
+        frame += 1
+        for intent in out:
+            apply_intent(game, intent)
+        return list(out)
+
+    for _ in range(hold):
+        feed(boards[0])
+    for before, after in itertools.pairwise(boards):
+        gone = frame
+        for tokens in _hand_frames(before, after, width, rng):
+            if any(isinstance(i, (PlayIntent, PassIntent)) for i in feed(tokens)):
+                wrong += 1  # a move read while the hand was over the board
+            if tokens != after:
+                gone = frame  # the first frame after this one shows the board as it stays
+        accepted = None
+        for _ in range(hold):
+            out = feed(after)
+            if accepted is None and any(isinstance(i, PlayIntent) for i in out):
+                accepted = frame - 1
+        if accepted is None or [_TOKEN[c] for c in game.board] != after:
+            wrong += 1
+        else:
+            latencies.append((accepted - gone) / fps)
+    return latencies, cpu, wrong, game
+
+
+def _late_batch(boards: list[list[str]], back: int = 3) -> tuple[int, float]:
+    """CPU seconds to judge the last ``back`` moves of ``boards`` seen at once."""
+    game = new_game("chinese", grid(19))
+    tracker = Tracker(game, still_time=0.0)
+    for tokens in boards[1 : len(boards) - back]:
+        for intent in tracker.update(Observation(tuple(tokens), (1.0,) * len(tokens))):
+            apply_intent(game, intent)
+    before = len(game.moves)
+    tokens = boards[-1]
+    t0 = time.thread_time()
+    out = tracker.update(Observation(tuple(tokens), (1.0,) * len(tokens)))
+    spent = time.thread_time() - t0
+    plays = sum(1 for i in out if isinstance(i, PlayIntent))
+    return before, spent if plays == back else float("nan")
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@click.command()
+@click.option("--still-time", default=0.2, show_default=True, help="Tracker still_time (s).")
+@click.option("--fps", default=30.0, show_default=True, help="Simulated camera frame rate.")
+@click.option("--synthetic", is_flag=True, help="Use a random 19x19 game even if shared is there.")
+@click.option("--moves", default=120, show_default=True, help="Moves of the synthetic game.")
+@click.option("--seed", default=1, show_default=True, help="Seed for the hand and the game.")
+def command(still_time: float, fps: float, synthetic: bool, moves: int, seed: int) -> None:
+    """Latency (hand gone -> move accepted) and CPU time per tracker update."""
+    runs: list[tuple[str, list[list[str]], int]] = []
+    if GOMRADE.is_dir() and not synthetic:
+        labels = read_labels(GOMRADE)
+        width = len(labels[0][1].rows(19))
+        runs.append(
+            (f"gomrade sequence ({len(labels)} photos)", [list(o.states) for _, o in labels], 19)
+        )
+        del width
+    runs.append((f"random 19x19 game ({moves} moves)", _synthetic(moves, seed), 19))
+    click.echo(f"tracker at {fps:g} fps, still_time {still_time:g} s, hands simulated:")
+    for label, boards, width in runs:
+        latencies, cpu, wrong, game = _run(boards, width, still_time, fps, seed)
+        click.echo(f"  {label}: {len(game.moves)} moves recorded, {wrong} steps wrong")
+        if latencies:
+            click.echo(
+                f"    hand gone -> move accepted: median {statistics.median(latencies) * 1000:.0f} ms,"
+                f" p95 {_pct(latencies, 0.95) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+                f" over {len(latencies)} steps (simulated frame time)"
+            )
+        click.echo(
+            f"    CPU per update: median {statistics.median(cpu) * 1e6:.0f} us,"
+            f" p95 {_pct(cpu, 0.95) * 1e6:.0f} us, max {max(cpu) * 1000:.2f} ms"
+            f" over {len(cpu)} frames"
+        )
+    boards = runs[-1][1]
+    before, spent = _late_batch(boards)
+    click.echo(
+        f"  three moves seen at once after move {before} of the random game: "
+        f"{spent * 1000:.1f} ms CPU to recover them"
+    )
