@@ -70,3 +70,11 @@ class CalibrationError(CompanionError, ValueError):
 
 class JournalError(CompanionError, RuntimeError):
     """A journal database that is corrupt, foreign or cannot be written."""
+
+
+class PinMapError(CompanionError, ValueError):
+    """A hardware pin-map file (``hardware/pinmap.toml``) that cannot describe the wiring."""
+
+
+class SourceEnded(CompanionError, EOFError):
+    """A finite frame source (a folder of photos, a video file) has no more frames. Not a fault."""
