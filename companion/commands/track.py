@@ -9,8 +9,8 @@ Sources:
 
 - ``dir:PATH`` (a folder of photos, natural name order), ``video:PATH``, ``usb:N``, ``picam``:
   frames read by the photo reader (``companion.vision``). Corners come from ``--profile``, else
-  ``--corners``, else the board is found on the first frame that shows one and the camera is
-  assumed not to move after that.
+  ``--corners``, else the board is found: on every photo of a folder (separate photos, the camera
+  may have moved), once for a video or a camera (assumed not to move).
 - ``labels:PATH``: a folder of photo label files read as perfect observations. A testing aid for
   the tracker alone (no camera, no reader), not a way to play.
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -78,16 +79,12 @@ def _frame_views(
     warn: Callable[[str], None],
 ) -> tuple[Iterator[View], Callable[[], Topology | None]]:
     """Views read from a frame source, and (once a frame has been read) the board's topology."""
-    from companion.sources import open_source
     from companion.vision.pipeline import read_photo
     from companion.vision.profile import load_profile
 
     profile = load_profile(profile_path) if profile_path else None
-    try:
-        source = open_source(spec)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="SOURCE") from exc
     kind = spec.partition(":")[0].strip().lower()
+    frames = _photos(spec.partition(":")[2]) if kind == "dir" else _source_frames(spec)
     state: dict[str, Any] = {"corners": corners, "size": size, "topology": None}
     if profile is not None:
         state["topology"] = profile.topology()
@@ -97,34 +94,85 @@ def _frame_views(
             obs: Observation = profile.read(image)
             return obs
         reading = read_photo(image, size=state["size"], corners=state["corners"])
-        if state["corners"] is None:
+        if corners is None and kind != "dir":
+            # A camera that does not move: find the board once.
             warn(f"board found at {[[round(float(v)) for v in p] for p in reading.corners]}")
-        state["corners"], state["size"] = reading.corners, reading.size
+            state["corners"] = reading.corners
+        state["size"] = reading.size
         if state["topology"] is None:
             state["topology"] = grid(reading.size)
         return reading.observation
 
     def views() -> Iterator[View]:
-        with source:
-            try:
-                for frame in source:
-                    name = frame.name or f"frame {frame.index}"
-                    try:
-                        obs: Observation | None = read(frame.image)
-                    except CompanionError as exc:
-                        warn(f"{name}: cannot read the board ({exc})")
-                        obs = None
-                    if kind == "dir":
-                        when = None
-                    elif kind == "video":
-                        when = frame.index / fps
-                    else:
-                        when = frame.timestamp
-                    yield name, obs, when
-            except KeyboardInterrupt:
-                return
+        try:
+            for name, index, timestamp, image in frames:
+                try:
+                    obs: Observation | None = read(image)
+                except CompanionError as exc:
+                    warn(f"{name}: cannot read the board ({exc})")
+                    obs = None
+                if kind == "dir":
+                    when = None
+                elif kind == "video":
+                    when = index / fps
+                else:
+                    when = timestamp
+                yield name, obs, when
+        except KeyboardInterrupt:
+            return
 
     return views(), lambda: state["topology"]
+
+
+Frames = Iterator[tuple[str, int, float, Any]]
+
+
+def _source_frames(spec: str) -> Frames:
+    """(name, index, timestamp, image) from a frame source (``companion.sources``)."""
+    from companion.sources import open_source
+
+    try:
+        source = open_source(spec)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="SOURCE") from exc
+
+    def frames() -> Frames:
+        with source:
+            for frame in source:
+                yield (
+                    frame.name or f"frame {frame.index}",
+                    frame.index,
+                    frame.timestamp,
+                    frame.image,
+                )
+
+    return frames()
+
+
+def _photos(folder: str) -> Frames:
+    """The photos of a folder, pixels as stored.
+
+    Not ``companion.sources.DirSource``: it decodes with EXIF rotation applied, which turns
+    phone photos (imago) away from their labels and corners; the photo reader's
+    ``load_image`` ignores the rotation flag, as the photo README asks.
+    """
+    from companion.sources import IMAGE_SUFFIXES, natural_key
+    from companion.vision.photoset import load_image
+
+    path = Path(folder)
+    if not path.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder", param_hint="SOURCE")
+    files = sorted(
+        (p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES),
+        key=lambda p: natural_key(p.name),
+    )
+    for index, file in enumerate(files):
+        try:
+            image = load_image(file)
+        except CompanionError as exc:
+            click.echo(f"{file.name}: skipped ({exc})", err=True)
+            continue
+        yield file.name, index, float(index), image
 
 
 def _say(intent: Intent, game: GoGame) -> str | None:

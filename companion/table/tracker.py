@@ -34,7 +34,9 @@ position, the captures of each player and the passes of each player; they are th
 first consistent order (spots in board order). Orders that disagree are *ambiguous* and held as a
 discrepancy. Without ``infer_passes`` the colours must alternate (one more stone of the player to
 move at most); with it (a camera alone has no clock button) the fewest passes that make the
-colours alternate are inferred. At most ``max_batch`` new stones are read at once.
+colours alternate are inferred. At most ``max_batch`` new stones are read at once. Several
+moves, or a pass, are only inferred when every spot that is empty in the game can be read: an
+unread spot could hide one of the moves, and its order is not guessed.
 
 **Captures.** A capturing move is accepted at once; the stones it captured are then asked for by
 ``RemoveStones`` until they are seen gone, and no further move is accepted until they are (the
@@ -106,9 +108,12 @@ class _Reading:
     end: tuple[int, Move | None]
 
 
-def spots_text(game: GoGame, spots: Iterable[int]) -> str:
-    """``C3``, ``C3 and D4``, ``C3, D4 and E5`` (board order)."""
+def spots_text(game: GoGame, spots: Iterable[int], *, most: int = 8) -> str:
+    """``C3``, ``C3 and D4``, ``C3, D4 and E5`` (board order); past ``most`` names, the rest
+    are counted ("A1, B1, ... and 12 more")."""
     names = [game.spot_name(s) for s in sorted(spots)]
+    if len(names) > most:
+        return ", ".join(names[: most - 1]) + f" and {len(names) - most + 1} more"
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
@@ -292,8 +297,11 @@ class Tracker:
         if not self._fits(game, [o for _, o in new]):
             return []
         first = game.to_move
-        if len(new) == 1 and new[0][1] == first and not game.knobs.suicide:
-            return self._single_reading(game, seen, new[0][0])
+        if len(new) == 1 and new[0][1] == first:
+            if not game.knobs.suicide:
+                return self._single_reading(game, seen, new[0][0])
+        elif _hidden(board, seen):
+            return []  # an unread spot could hold one of these moves: no guessing the order
         items: dict[int, list[int | None]]
         if game.players != 2:
             items = {first: [new[0][0]]}
@@ -537,6 +545,16 @@ class Tracker:
                     f"missing at {spots_text(game, group)}",
                 )
             )
+        hidden = _hidden(board, seen)
+        if hidden and problems and (len(added) > 1 or any(o != mover for o in added.values())):
+            problems.append(
+                (
+                    "unreadable",
+                    hidden,
+                    f"{spots_text(game, hidden)} cannot be read (a stone there would change "
+                    "the reading)",
+                )
+            )
         if not problems:
             spots = tuple(sorted(added))
             problems.append(
@@ -631,6 +649,11 @@ def _left_on(
         elif owner != EMPTY:
             return None
     return left_on
+
+
+def _hidden(board: Sequence[int], seen: Sequence[int | None]) -> tuple[int, ...]:
+    """Unread spots that are empty in the game: a stone played there would not be seen."""
+    return tuple(s for s, o in enumerate(seen) if o is None and board[s] == EMPTY)
 
 
 def _state_key(game: GoGame) -> tuple[int, Move | None]:
