@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from companion.table.intents import (
     RemoveStones,
     UndoIntent,
 )
+from companion.table.labels import read_labels
 from companion.table.tracker import Tracker, apply_intent
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -417,6 +417,34 @@ def test_stones_of_one_colour_with_passes_inferred() -> None:
     assert out == [PassIntent(WHITE), PlayIntent(spot(game, "D1"), BLACK)]
 
 
+def test_no_pass_is_inferred_while_an_empty_spot_cannot_be_read() -> None:
+    table = start(EMPTY5, infer_passes=True, max_unknown=1)
+    table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . . ."))
+    # White's stone at A1 is read as unknown; Black then plays: no pass is made up for White.
+    out = table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . B\n? . . . ."))
+    assert len(out) == 1 and isinstance(out[0], Discrepancy)
+    assert out[0].kind == "wrong colour"
+    assert out[0].message.endswith("A1 cannot be read (a stone there would change the reading)")
+    # Once read, both moves are recovered in order.
+    out = table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . B\nW . . . ."))
+    game = table.game
+    assert out == [
+        BoardMatches(out[0].detail),  # type: ignore[union-attr]
+        PlayIntent(spot(game, "A1"), WHITE),
+        PlayIntent(spot(game, "E2"), BLACK),
+    ]
+
+
+def test_long_spot_lists_are_shortened() -> None:
+    table = start(EMPTY5)
+    out = table.show(board("W W W W W\nW W W W W\n. . . . .\n. . . . .\n. . . . ."))
+    assert isinstance(out[0], Discrepancy)
+    assert out[0].message == (
+        "10 white stones appeared at A5, B5, C5, D5, E5, A4, B4 and 3 more but Black is to move"
+    )
+    assert len(out[0].spots) == 10
+
+
 def test_too_many_unknowns_for_long_is_unreadable() -> None:
     table = start(EMPTY5, unreadable_time=1.0)
     covered = board("? ? ? ? ?\n? ? ? ? ?\n. . . . .\n. . . . .\n. . . . .")
@@ -432,8 +460,6 @@ def test_observation_of_the_wrong_size_is_refused() -> None:
 
 
 # ---------------------------------------------------------------------- the real label files
-def _natural(path: Path) -> list[object]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", path.name)]
 
 
 @pytest.mark.parametrize("folder", ["data/photos/gomrade/testing_sequence", "data/photos/imago/t1"])
@@ -444,18 +470,17 @@ def test_label_sequences_give_the_moves_the_labels_imply(folder: str) -> None:
     path = SHARED / folder
     if not path.is_dir():
         pytest.skip(f"{path} is absent")
-    files = sorted(path.glob("*.txt"), key=_natural)
-    rows = [f.read_text().split("\n") for f in files]
-    size = len([r for r in rows[0] if r.strip()])
+    labels = read_labels(path)
+    size = round(len(labels[0][1]) ** 0.5)
     game = new_game("chinese", grid(size))
     table = Table(game, infer_passes=True)
     before = [EMPTY] * len(game.topology)
     owner = {".": EMPTY, "B": BLACK, "W": WHITE}
     total_plays = 0
     captures = 0
-    for name, lines in zip(files, rows, strict=True):
-        out = table.show([r for r in lines if r.strip()])
-        seen = [owner[t] for line in lines for t in line.split()]
+    for name, observation in labels:
+        out = table.show(observation.rows(size))
+        seen = [owner[t] for t in observation.states]
         assert list(game.board) == seen, name
         plays = {(i.spot, i.player) for i in out if isinstance(i, PlayIntent)}
         added = {(s, o) for s, o in enumerate(seen) if o != EMPTY and before[s] != o}

@@ -242,7 +242,7 @@ def command(
                 return topology
 
         else:
-            views, topo_of = _frame_views(  # type: ignore[assignment]
+            views, topo_of = _frame_views(
                 source, size=size, corners=quad, profile_path=profile_path, fps=fps, warn=warn
             )
         game, tracker = _follow(views, topo_of, rules, still_time, infer_passes, warn)

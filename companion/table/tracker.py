@@ -429,8 +429,8 @@ class Tracker:
         problems: list[tuple[str, tuple[int, ...], str]] = []
         name = game.spot_name
         if left_on:
-            colour = {self._captured[s] for s in left_on if s in self._captured}
-            what = _colour_word(game, colour)
+            left_colours = {self._captured[s] for s in left_on if s in self._captured}
+            what = _colour_word(game, left_colours)
             problems.append(
                 (
                     "captured left on",
