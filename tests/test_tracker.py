@@ -453,6 +453,25 @@ def test_too_many_unknowns_for_long_is_unreadable() -> None:
     assert table.show(board(EMPTY5)) == [BoardMatches("the board matches the game")]
 
 
+def test_low_confidence_tokens_count_as_unknown() -> None:
+    table = start(EMPTY5, min_confidence=0.6, max_unknown=1)
+    rows = board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . . .")
+    unsure = Observation.from_rows(rows)
+    unsure = Observation(unsure.states, tuple(0.5 if t == "B" else 1.0 for t in unsure.states))
+    for _ in range(15):
+        assert table.tracker.update(unsure, table.now) == []
+        table.now += 1 / FPS
+    assert table.show(rows) == [PlayIntent(spot(table.game, "C3"), BLACK)]
+
+
+def test_bad_options_are_refused() -> None:
+    game = new_game("chinese", grid(5))
+    with pytest.raises(ValueError, match="negative"):
+        Tracker(game, still_time=-1)
+    with pytest.raises(ValueError, match="max_batch"):
+        Tracker(game, max_batch=0)
+
+
 def test_observation_of_the_wrong_size_is_refused() -> None:
     table = start(EMPTY5)
     with pytest.raises(ValueError, match="spots"):

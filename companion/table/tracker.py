@@ -132,7 +132,10 @@ class Tracker:
     - ``infer_passes``: read stones of one colour in a row as moves with passes between;
     - ``undo_depth``: how many moves back a board is recognised as an earlier position;
     - ``unreadable_time``: seconds an unstable but unchanging view may last before it is
-      reported as an "unreadable" discrepancy.
+      reported as an "unreadable" discrepancy;
+    - ``min_confidence``: tokens read with less confidence count as unknown.
+
+    Raises ValueError for a negative time, count or confidence.
     """
 
     def __init__(
@@ -145,9 +148,12 @@ class Tracker:
         infer_passes: bool = False,
         undo_depth: int = 8,
         unreadable_time: float = 10.0,
+        min_confidence: float = 0.0,
     ) -> None:
-        if still_time < 0 or max_unknown < 0 or max_batch < 1 or undo_depth < 0:
-            raise ValueError("still_time, max_unknown and undo_depth >= 0, max_batch >= 1")
+        if min(still_time, max_unknown, undo_depth, unreadable_time, min_confidence) < 0:
+            raise ValueError("times, counts and confidences cannot be negative")
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
         self._game_ref = game
         self.still_time = still_time
         self.max_unknown = max_unknown
@@ -155,6 +161,7 @@ class Tracker:
         self.infer_passes = infer_passes
         self.undo_depth = undo_depth
         self.unreadable_time = unreadable_time
+        self.min_confidence = min_confidence
         self._candidate: tuple[str, ...] | None = None
         self._since = 0.0
         self._stable = False
@@ -186,11 +193,18 @@ class Tracker:
             )
         now = observation.timestamp if now is None else now
         tokens = observation.states
+        if self.min_confidence > 0:
+            floor = self.min_confidence
+            tokens = tuple(
+                UNKNOWN if c < floor else t
+                for t, c in zip(tokens, observation.confidence, strict=True)
+            )
+        unknown = sum(1 for t in tokens if t == UNKNOWN)
         if tokens != self._candidate:
             self._candidate = tokens
             self._since = now
         still_for = now - self._since
-        if observation.unknown > self._unknown_limit(len(tokens)):
+        if unknown > self._unknown_limit(len(tokens)):
             self._stable = False
             if still_for >= self.unreadable_time and (
                 self._held is None or self._held.kind != "unreadable"
