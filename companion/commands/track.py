@@ -94,7 +94,7 @@ def _frame_views(
             obs: Observation = profile.read(image)
             return obs
         reading = read_photo(image, size=state["size"], corners=state["corners"])
-        if corners is None and kind != "dir":
+        if state["corners"] is None and kind != "dir":
             # A camera that does not move: find the board once.
             warn(f"board found at {[[round(float(v)) for v in p] for p in reading.corners]}")
             state["corners"] = reading.corners
