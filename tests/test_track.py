@@ -122,3 +122,27 @@ def test_track_gomrade_photos_match_their_labels() -> None:
     assert from_photos.exit_code == 0, from_photos.stderr
     assert moves(from_photos.stdout) == moves(from_labels.stdout)
     assert "held" not in from_photos.stderr
+
+
+def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
+    """A video (each photo held 8 frames at 30 fps, timed by frame number): the board is found
+    once and the same game comes out as from the labels."""
+    import cv2
+
+    from companion.sources import natural_key
+
+    path = SHARED / "data/photos/gomrade/testing_sequence"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent")
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
+    for photo in sorted(path.glob("*.jpg"), key=lambda p: natural_key(p.name)):
+        image = cv2.imread(str(photo))
+        for _ in range(8):
+            writer.write(image)
+    writer.release()
+    from_video = CliRunner().invoke(main, ["track", f"video:{video}", "--size", "19"])
+    from_labels = CliRunner().invoke(main, ["track", f"labels:{path}"])
+    assert from_video.exit_code == 0, from_video.stderr
+    assert from_video.stderr.count("board found") == 1
+    assert moves(from_video.stdout) == moves(from_labels.stdout)

@@ -81,6 +81,7 @@ def _frame_views(
     """Views read from a frame source, and (once a frame has been read) the board's topology."""
     from companion.vision.pipeline import read_photo
     from companion.vision.profile import load_profile
+    from companion.vision.read_stones import Region, StoneReader, estimate_offset
 
     profile = load_profile(profile_path) if profile_path else None
     kind = spec.partition(":")[0].strip().lower()
@@ -93,14 +94,21 @@ def _frame_views(
         if profile is not None:
             obs: Observation = profile.read(image)
             return obs
+        if state.get("reader") is not None:
+            return state["reader"].read(image, source=spec)  # type: ignore[no-any-return]
         reading = read_photo(image, size=state["size"], corners=state["corners"])
-        if state["corners"] is None and kind != "dir":
-            # A camera that does not move: find the board once.
-            warn(f"board found at {[[round(float(v)) for v in p] for p in reading.corners]}")
-            state["corners"] = reading.corners
         state["size"] = reading.size
         if state["topology"] is None:
             state["topology"] = grid(reading.size)
+        if kind != "dir":
+            # A camera that does not move: find the board once, build the reader once.
+            if state["corners"] is None:
+                found = [[round(float(v)) for v in p] for p in reading.corners]
+                warn(f"board found at {found}")
+            region = Region.grid(reading.corners, reading.size)
+            region = region.with_offset(estimate_offset(image, region))
+            height, width = image.shape[:2]
+            state["reader"] = StoneReader([region], (width, height))
         return reading.observation
 
     def views() -> Iterator[View]:
