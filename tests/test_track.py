@@ -125,8 +125,8 @@ def test_track_gomrade_photos_match_their_labels() -> None:
 
 
 def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
-    """A video (each photo held 8 frames at 30 fps, timed by frame number): the board is found
-    once and the same game comes out as from the labels."""
+    """A video (each photo held 4 frames at 30 fps, timed by frame number, still_time 0.1 s):
+    the board is found once and the same game comes out as from the labels."""
     import cv2
 
     from companion.sources import natural_key
@@ -138,10 +138,12 @@ def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
     for photo in sorted(path.glob("*.jpg"), key=lambda p: natural_key(p.name)):
         image = cv2.imread(str(photo))
-        for _ in range(8):
+        for _ in range(4):
             writer.write(image)
     writer.release()
-    from_video = CliRunner().invoke(main, ["track", f"video:{video}", "--size", "19"])
+    from_video = CliRunner().invoke(
+        main, ["track", f"video:{video}", "--size", "19", "--still-time", "0.1"]
+    )
     from_labels = CliRunner().invoke(main, ["track", f"labels:{path}"])
     assert from_video.exit_code == 0, from_video.stderr
     assert from_video.stderr.count("board found") == 1

@@ -14,12 +14,14 @@ counted here. CPU is the thread CPU time (``time.thread_time``) of each ``Tracke
 on this machine, so other processes do not inflate it; the costly updates are the few that
 judge a newly still board. Multi-move recovery replays the game once per order tried, so its
 cost grows with the game's length: the last line measures three moves seen at once late in a
-long game.
+long game. When the gomrade photos and the photo reader are there, the reader's wall time per
+frame (board found once, as for a fixed camera) is measured too and added to the latency.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import statistics
 import time
@@ -157,6 +159,33 @@ def _late_batch(boards: list[list[str]], back: int = 3) -> tuple[int, float]:
     return before, spent if plays == back else float("nan")
 
 
+def _reader_times() -> list[float] | None:
+    """Seconds per frame of the photo reader on the gomrade photos (board found once, the
+    reader built once, as for a fixed camera); None when the photos or the reader are absent."""
+    try:
+        from companion.vision.photoset import load_image
+        from companion.vision.pipeline import read_photo
+        from companion.vision.read_stones import Region, StoneReader, estimate_offset
+    except ImportError:
+        return None
+    photos = sorted(GOMRADE.glob("*.jpg")) if GOMRADE.is_dir() else []
+    if not photos:
+        return None
+    images = [load_image(p) for p in photos]
+    first = read_photo(images[0], size=19)
+    region = Region.grid(first.corners, 19)
+    region = region.with_offset(estimate_offset(images[0], region))
+    height, width = images[0].shape[:2]
+    reader = StoneReader([region], (width, height))
+    times = []
+    for _ in range(3):
+        for image in images:
+            t0 = time.perf_counter()
+            reader.read(image)
+            times.append(time.perf_counter() - t0)
+    return times
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -193,6 +222,15 @@ def command(still_time: float, fps: float, synthetic: bool, moves: int, seed: in
             f"    CPU per update: median {statistics.median(cpu) * 1e6:.0f} us,"
             f" p95 {_pct(cpu, 0.95) * 1e6:.0f} us, max {max(cpu) * 1000:.2f} ms"
             f" over {len(cpu)} frames"
+        )
+    reader = _reader_times()
+    if reader is not None:
+        per_frame = statistics.median(reader)
+        click.echo(
+            f"  photo reader on the gomrade photos (1280x720): median {per_frame * 1000:.1f} ms,"
+            f" p95 {_pct(reader, 0.95) * 1000:.1f} ms per frame (wall time); hand gone -> move"
+            f" accepted including the reading of the last frame: about"
+            f" {(math.ceil(still_time * fps - 1e-6) / fps + per_frame) * 1000:.0f} ms"
         )
     boards = runs[-1][1]
     before, spent = _late_batch(boards)
