@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.commands.bench_tracker import _hand_frames
 from companion.games.go import BLACK, EMPTY, WHITE, GoGame
 from companion.games.playout import random_move
 from companion.games.rules import new_game
 from companion.games.topology import grid
 from companion.observation import Observation
+from companion.table.handsim import hand_frames
 from companion.table.intents import (
     BoardMatches,
     Discrepancy,
@@ -548,7 +548,7 @@ def test_random_games_seen_through_hands_are_recorded_exactly(seed: int, glitche
         frame += 1
 
     for before, after in itertools.pairwise(boards):
-        for seen in _hand_frames(before, after, 9, rng):
+        for seen in hand_frames(before, after, 9, rng):
             feed(seen)
         # Still for 14 frames; a glitch (one spot misread for one frame) early on restarts the
         # wait but leaves time for the move to be accepted.

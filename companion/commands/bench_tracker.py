@@ -33,7 +33,8 @@ from companion.games.go import EMPTY, GoGame
 from companion.games.playout import random_move
 from companion.games.rules import new_game
 from companion.games.topology import grid
-from companion.observation import UNKNOWN, Observation
+from companion.observation import Observation
+from companion.table.handsim import hand_frames
 from companion.table.intents import PassIntent, PlayIntent
 from companion.table.labels import read_labels
 from companion.table.tracker import Tracker, apply_intent
@@ -52,51 +53,6 @@ def _synthetic(moves: int, seed: int) -> list[list[str]]:
         if random_move(game, rng, empties) is not None:
             boards.append([_TOKEN[c] for c in game.board])
     return boards
-
-
-def _hand_frames(
-    before: list[str], after: list[str], width: int, rng: random.Random
-) -> list[list[str]]:
-    """What the reader reports while a hand makes the change ``before`` -> ``after``."""
-    changed = [s for s in range(len(after)) if before[s] != after[s]]
-    under = list(before)
-    height = len(after) // width
-    # The hand's path: positions (row, col), and spot numbers where the spot takes its new value.
-    path: list[tuple[float, float] | int] = []
-    here: tuple[float, float] | None = None
-    for s in changed:
-        row, col = divmod(s, width)
-        # Come in from the nearest edge (or from the last spot visited) in 8 steps.
-        start = here or min(
-            [(row, -3.0), (row, width + 2.0), (-3.0, col), (height + 2.0, col)],
-            key=lambda p: abs(p[0] - row) + abs(p[1] - col),
-        )
-        path += [
-            (start[0] + (row - start[0]) * k / 8, start[1] + (col - start[1]) * k / 8)
-            for k in range(1, 9)
-        ]
-        path += [(float(row), float(col))] * 4
-        path.append(s)
-        here = (float(row), float(col))
-    if here is not None:
-        side = -3.0 if here[1] < width / 2 else width + 2.0
-        path += [(here[0], here[1] + (side - here[1]) * k / 8) for k in range(1, 9)]
-    frames: list[list[str]] = []
-    for step in path:
-        if isinstance(step, int):
-            under[step] = after[step]
-            continue
-        r, c = step
-        seen = list(under)
-        for s in range(len(seen)):
-            sr, sc = divmod(s, width)
-            d = max(abs(sr - r), abs(sc - c))
-            if d <= 2:
-                seen[s] = UNKNOWN
-            elif d <= 3 and rng.random() < 0.15:
-                seen[s] = rng.choice(".BW?")  # the hand's shadow misread
-        frames.append(seen)
-    return frames
 
 
 def _run(
@@ -126,7 +82,7 @@ def _run(
         feed(boards[0])
     for before, after in itertools.pairwise(boards):
         gone = frame
-        for tokens in _hand_frames(before, after, width, rng):
+        for tokens in hand_frames(before, after, width, rng):
             if any(isinstance(i, (PlayIntent, PassIntent)) for i in feed(tokens)):
                 wrong += 1  # a move read while the hand was over the board
             if tokens != after:
