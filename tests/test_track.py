@@ -148,3 +148,17 @@ def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
     assert from_video.exit_code == 0, from_video.stderr
     assert from_video.stderr.count("board found") == 1
     assert moves(from_video.stdout) == moves(from_labels.stdout)
+
+
+def test_stacked_games_are_printed_as_json_records(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from companion.commands.track import _print_record
+    from companion.games.rules import new_game
+
+    game = new_game("stacked")
+    game.play(game.topology.spot(4, 4, 1))
+    game.play(game.topology.spot(2, 2, 0))
+    _print_record(game)
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["moves"]) == 2
