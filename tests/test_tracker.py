@@ -346,6 +346,37 @@ def test_going_back_is_offered_as_undo() -> None:
     assert game.moves == []
 
 
+def test_the_last_stone_moved_is_an_undo_then_the_new_move() -> None:
+    table = start(EMPTY5)
+    game = table.game
+    table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . . ."))
+    table.show(board(". . . . .\n. . . . .\n. . B W .\n. . . . .\n. . . . ."))
+    # White slides the stone from D3 to D2: offered as an undo, then read as White's move.
+    out = table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . W .\n. . . . ."))
+    assert out == [
+        UndoIntent(1),
+        BoardMatches("the board can be read as the next move(s)"),
+        PlayIntent(spot(game, "D2"), WHITE),
+    ]
+    assert [m.spot for m in game.moves] == [spot(game, "C3"), spot(game, "D2")]
+
+
+def test_an_older_stone_moved_is_a_discrepancy_not_an_undo() -> None:
+    table = start(EMPTY5)
+    table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . . ."))
+    table.show(board(". . . . .\n. . . . .\n. . B W .\n. . . . .\n. . . . ."))
+    table.show(board(". . . . .\n. . . . .\n. . B W .\n. B . . .\n. . . . ."))
+    out = table.show(board(". . . . .\n. . B . .\n. . . W .\n. B . . .\n. . . . ."))
+    assert out == [
+        Discrepancy(
+            "moved",
+            (spot(table.game, "C4"), spot(table.game, "C3")),
+            "the stone at C3 moved to C4",
+        )
+    ]
+    assert len(table.game.moves) == 3
+
+
 def test_undo_of_a_capture_with_the_stone_still_on() -> None:
     table = start(". B .\nB W .\n. B .")
     game = table.game

@@ -43,7 +43,9 @@ unread spot could hide one of the moves, and its order is not guessed.
 page says which). Once taken off, a spot is free again.
 
 **Undo.** A board that matches (on its known spots) the position before one of the last
-``undo_depth`` moves, and is not a legal continuation, is offered as ``UndoIntent(count)``.
+``undo_depth`` moves, and is not a legal continuation, is offered as ``UndoIntent(count)``. So is
+the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
+session has undone, the next update reads the new move.
 
 **Anything else** is a :class:`~companion.table.intents.Discrepancy` naming the spots in plain
 words, kinds in order of precedence: a captured stone left on, a stone moved, a stone of the
@@ -287,6 +289,8 @@ class Tracker:
         else:
             readings = []
         count = self._undo_count(game, seen)
+        if count is None:
+            count = self._undo_then_play(game, seen)
         if count is not None:
             return self._offer_undo(count)
         return self._hold(self._explain(game, seen, left_on, readings))
@@ -409,6 +413,24 @@ class Tracker:
             if all(o is None or o == b for o, b in zip(seen, board, strict=True)):
                 return count
         return None
+
+    def _undo_then_play(self, game: GoGame, seen: Sequence[int | None]) -> int | None:
+        """1 when the seen board is the last move taken back and the same player's stone put
+        on another point (captures read as usual), else None. Only the last move: an older
+        stone that moved is a "moved" discrepancy, not a rewrite of several moves."""
+        if not game.moves or game.moves[-1].kind != "play" or game.over:
+            return None
+        history = self._history(game)
+        if not history or history[0][0] != 1:
+            return None
+        board = history[0][1]
+        added = [s for s, o in enumerate(seen) if o not in (None, EMPTY) and board[s] != o]
+        last = game.moves[-1]
+        if len(added) != 1 or added[0] == last.spot or seen[added[0]] != last.player:
+            return None
+        earlier = game.copy()
+        earlier.undo()
+        return 1 if self._readings(earlier, seen) else None
 
     def _history(self, game: GoGame) -> list[tuple[int, tuple[int, ...]]]:
         """(moves back, board) for the last ``undo_depth`` moves, boards unlike the current one."""
