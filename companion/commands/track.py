@@ -27,9 +27,9 @@ from typing import Any
 
 import click
 
-from companion.errors import CompanionError, IllegalMove
+from companion.errors import CompanionError, HardwareError, IllegalMove
 from companion.games.go import GoGame
-from companion.games.rules import new_game
+from companion.games.rules import find_rules, new_game
 from companion.games.topology import Topology, grid
 from companion.observation import UNKNOWN, Observation
 from companion.table.intents import (
@@ -112,22 +112,19 @@ def _frame_views(
         return reading.observation
 
     def views() -> Iterator[View]:
-        try:
-            for name, index, timestamp, image in frames:
-                try:
-                    obs: Observation | None = read(image)
-                except CompanionError as exc:
-                    warn(f"{name}: cannot read the board ({exc})")
-                    obs = None
-                if kind == "dir":
-                    when = None
-                elif kind == "video":
-                    when = index / fps
-                else:
-                    when = timestamp
-                yield name, obs, when
-        except KeyboardInterrupt:
-            return
+        for name, index, timestamp, image in frames:
+            try:
+                obs: Observation | None = read(image)
+            except CompanionError as exc:
+                warn(f"{name}: cannot read the board ({exc})")
+                obs = None
+            if kind == "dir":
+                when = None
+            elif kind == "video":
+                when = index / fps
+            else:
+                when = timestamp
+            yield name, obs, when
 
     return views(), lambda: state["topology"]
 
@@ -238,6 +235,10 @@ def command(
     observations: a testing aid). Discrepancies and removals go to standard error.
     """
     quad = _corners(corners)
+    try:
+        find_rules(rules)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rules") from exc
 
     def warn(text: str) -> None:
         click.echo(text, err=True)
@@ -282,31 +283,36 @@ def _follow(
     game: GoGame | None = None
     tracker: Tracker | None = None
     clock = 0.0
-    for name, obs, when in views:
-        if game is None:
-            topology = topo_of()
-            if topology is None or obs is None:
+    try:
+        for name, obs, when in views:
+            if game is None:
+                topology = topo_of()
+                if topology is None or obs is None:
+                    continue
+                game = new_game(rules, topology)
+                tracker = Tracker(game, still_time=still_time, infer_passes=infer_passes)
+            assert tracker is not None
+            if obs is None:  # unreadable: a view of unknowns, which is never still enough to use
+                n = len(game.topology)
+                obs = Observation((UNKNOWN,) * n, (0.0,) * n)
+            if len(obs) != len(game.topology):
+                warn(f"{name}: {len(obs)} spots read but the board has {len(game.topology)}")
                 continue
-            game = new_game(rules, topology)
-            tracker = Tracker(game, still_time=still_time, infer_passes=infer_passes)
-        assert tracker is not None
-        if obs is None:  # unreadable: a view of unknowns, which is never still enough to use
-            n = len(game.topology)
-            obs = Observation((UNKNOWN,) * n, (0.0,) * n)
-        if len(obs) != len(game.topology):
-            warn(f"{name}: {len(obs)} spots read but the board has {len(game.topology)}")
-            continue
-        times = [clock, clock + still_time] if when is None else [when]
-        clock = times[-1] + 1.0
-        for now in times:
-            for intent in tracker.update(obs, now):
-                text = _say(intent, game)
-                if text:
-                    warn(f"{name}: {text}")
-                try:
-                    apply_intent(game, intent)
-                except IllegalMove as exc:
-                    warn(f"{name}: refused by the rules: {exc}")
+            times = [clock, clock + still_time] if when is None else [when]
+            clock = times[-1] + 1.0
+            for now in times:
+                for intent in tracker.update(obs, now):
+                    text = _say(intent, game)
+                    if text:
+                        warn(f"{name}: {text}")
+                    try:
+                        apply_intent(game, intent)
+                    except IllegalMove as exc:
+                        warn(f"{name}: refused by the rules: {exc}")
+    except KeyboardInterrupt:
+        warn("stopped by the user: the game so far follows")
+    except HardwareError as exc:
+        warn(f"the source failed ({exc}): the game so far follows")
     return game, tracker
 
 
