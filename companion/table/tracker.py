@@ -6,8 +6,9 @@ session's game on every :meth:`Tracker.update`, and the session applies (or refu
 tracker asks. The protocol:
 
 1. The session calls ``update(observation, now)`` for every frame and applies the intents it
-   returns, in order (``PlayIntent`` / ``PassIntent`` with ``game.play`` / ``game.pass_``,
-   ``UndoIntent`` with ``count`` undos once the players confirm it).
+   returns, in order, before the next update (``PlayIntent`` / ``PassIntent`` with
+   ``game.play`` / ``game.pass_``, ``UndoIntent`` with ``count`` undos once the players
+   confirm it).
 2. On the next update the tracker reads the game again. A refused intent is not repeated while
    neither the board nor the game changes; the board is then judged against the game as it is.
 3. ``Discrepancy``, ``RemoveStones``, ``UndoIntent`` and ``BoardMatches`` each replace what the
@@ -51,6 +52,13 @@ session has undone, the next update reads the new move.
 words, kinds in order of precedence: a captured stone left on, a stone moved, a stone of the
 wrong colour, a stone where the rules forbid it, an ambiguous group, extra stones, a stone
 missing.
+
+**Limits.** The order of moves seen at once cannot be known, only whether it matters. A misread
+that looks like a legal move of the right colour and lasts ``still_time`` is accepted; when it
+goes, the board is an earlier position and an undo is offered (never taken by the tracker).
+Stones on the board before the first move (handicap) are read as moves, not as a setup. Orders
+reaching the same position are searched once, so superko differences between their histories
+are not told apart.
 """
 
 from __future__ import annotations
