@@ -197,3 +197,11 @@ def test_ai_275_has_no_ru_and_breaks_only_positional_superko() -> None:
     code, _, err = _run(path, "--ko", "positional")
     assert code == 3 and "move 319: superko" in err
     assert _run(path, "--ko", "situational")[0] == 0
+
+
+def test_json_record_with_an_unknown_preset_exits_2(tmp_path: Path) -> None:
+    record = GameRecord(topology=stacked(2, 5), rules="no-such-rules")
+    path = _write(tmp_path, write_json_record(record), "odd.json")
+    code, out, err = _run(path)
+    assert code == 2 and out == ""
+    assert "unknown rules 'no-such-rules'" in err

@@ -167,6 +167,7 @@ def test_absent_ru_never_refuses_a_repetition_real_rules_allow() -> None:
         ("AP[YuanYu]KM[650]RU[Japanese]", 6.5),
         ("AP[YuanYu]KM[375]RU[Chinese]", 7.5),
         ("KM[3.75]RU[Chinese]", 7.5),
+        ("KM[3.75]", 3.75),  # no RU: no reason to read it as stones
         ("KM[6,5]", 6.5),
         ("KM[0]", 0.0),
     ],
@@ -313,3 +314,14 @@ def _records(draw: st.DrawFn) -> GameRecord:
 @given(_records())
 def test_any_grid_record_round_trips_through_sgf(record: GameRecord) -> None:
     assert read_sgf(write_sgf(record)) == record
+
+
+def test_move_in_root_and_moveless_nodes() -> None:
+    record = read_sgf("(;SZ[9]BL[30]C[hello];W[aa]C[one];C[two];B[bb])")
+    assert record.properties == {"BL": ("30",)}
+    assert record.comment == "hello"
+    assert record.info[0].comment == "one\ntwo"
+    rooted = read_sgf("(;SZ[9]B[ee]BL[30];W[aa])")
+    assert rooted.moves[0] == Move("play", BLACK, 40)
+    assert rooted.info[0].clock == (ClockReading(BLACK, 30.0, None),)
+    assert read_sgf(write_sgf(rooted)) == rooted

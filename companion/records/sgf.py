@@ -198,14 +198,14 @@ class _Reader:
         except MapError as exc:
             raise self.fail(str(exc)) from None
 
-    def komi(self, root: dict[str, list[bytes]], rules: str) -> float | None:
+    def komi(self, root: dict[str, list[bytes]], *, chinese: bool) -> float | None:
         if "KM" not in root:
             return None
         komi = self.number(root["KM"][0], "KM", real=True)
         if abs(komi) >= 100:
             self.warnings.append(f"KM[{komi:g}] read as hundredths: komi {komi / 100:g}")
             komi /= 100
-        if rules == "chinese" and (komi * 4) % 2 == 1:
+        if chinese and (komi * 4) % 2 == 1:
             self.warnings.append(
                 f"KM {komi:g} is in stones (Chinese counting): {komi * 2:g} points"
             )
@@ -216,6 +216,7 @@ class _Reader:
         root = sequence[0]
         self.board(root)
         ru = self.text(root, "RU") if "RU" in root else None
+        moves = any(k in root for k in ("B", "W", "XSKIP", "XRESIGN"))  # a move in the root
         preset, knobs, known = rules_for(ru)
         if "XRULES" in root:
             preset = self.text(root, "XRULES")
@@ -233,7 +234,7 @@ class _Reader:
         record = GameRecord(
             topology=self.topology,
             rules=preset,
-            komi=self.komi(root, preset),
+            komi=self.komi(root, chinese=known and preset == "chinese"),
             ko=knobs.get("ko"),
             suicide=knobs.get("suicide"),
             stones=knobs.get("stones"),
@@ -246,7 +247,7 @@ class _Reader:
             main_time=self.number(root["TM"][0], "TM", real=True) if "TM" in root else None,
             overtime=self.text(root, "OT") if "OT" in root else None,
             comment=self.text(root, "C", simple=False) if "C" in root else None,
-            properties=self.raw_props(root, _ROOT_KNOWN | _NODE_KNOWN),
+            properties=self.raw_props(root, _ROOT_KNOWN | (_NODE_KNOWN if moves else set())),
             warnings=self.warnings,
         )
         for index, node in enumerate(sequence):
@@ -308,7 +309,8 @@ class _Reader:
                 return
             last = len(record.moves) - 1
             if last < 0:
-                record.comment = "\n".join(c for c in (record.comment, info.comment) if c)
+                joined = "\n".join(c for c in (record.comment, info.comment) if c)
+                record.comment = joined or None
                 merged = dict(record.properties)
                 for k, v in info.properties.items():
                     merged[k] = merged.get(k, ()) + v
