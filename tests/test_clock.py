@@ -258,8 +258,17 @@ def test_sgf_properties() -> None:
     clock.start(0.0)
     clock.switch(12.5)
     assert clock.sgf_move(0, 12.5) == {"BL": "47.5"}
-    clock.switch(100.0)  # white: 60 s main + 10 s of a period
-    assert clock.sgf_move(1, 100.0) == {"WL": "30", "OW": "5"}
+    clock.switch(100.0)  # white: 87.5 s = 60 s main + 27.5 s of a period (which then refills)
+    assert clock.sgf_move(1, 100.0) == {"WL": "2.5", "OW": "5"}
+    assert clock.sgf_move(0, 100.0) == {"BL": "47.5"}  # black's last move, unchanged
+    canadian = GameClock(Canadian(10, 5, 60))
+    canadian.start(0.0)
+    canadian.switch(25.0)  # 15 s into overtime; this move is the first of five
+    assert canadian.sgf_move(0, 25.0) == {"BL": "45", "OB": "4"}
+    fischer = GameClock(Fischer(60, 5))
+    fischer.start(0.0)
+    fischer.switch(10.0)
+    assert fischer.sgf_move(0, 10.0) == {"BL": "55"}
     assert GameClock(Canadian(600, 25, 300)).sgf_root() == {"TM": "600", "OT": "25/300 Canadian"}
     assert GameClock(Absolute(600)).sgf_root() == {"TM": "600"}
     assert GameClock(Fischer(300, 10)).sgf_root()["OT"] == "Fischer 10"

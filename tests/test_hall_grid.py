@@ -6,6 +6,7 @@ state at that moment, so these tests exercise the real scan order through gpioze
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,7 @@ def factory() -> Iterator[MockFactory]:
     f = MockFactory()
     Device.pin_factory = f
     yield f
+    gc.collect()  # finalise this test's gpiozero devices before the next factory (see HallGrid.close)
     f.reset()
     Device.pin_factory = saved
 
@@ -201,6 +203,8 @@ def test_calibration_file_round_trip(factory: MockFactory, tmp_path: Path) -> No
         Calibration.load(path, sensors=162)
     with pytest.raises(CalibrationError):
         Calibration.load(path, label="hall 2x9x9")
+    with pytest.raises(CalibrationError):  # a stacked board's grid refuses the 9x9 file
+        HallGrid(load_pinmap(layers=2), pin_factory=factory, calibration=path)
     (tmp_path / "junk.json").write_text("{not json")
     with pytest.raises(CalibrationError, match="malformed"):
         Calibration.load(tmp_path / "junk.json")

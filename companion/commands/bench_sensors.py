@@ -24,6 +24,13 @@ from companion.errors import CompanionError
     show_default=True,
     help="Assumed per-transfer Python + ioctl cost on a Pi for the estimate.",
 )
+@click.option(
+    "--gpio-us",
+    type=float,
+    default=20.0,
+    show_default=True,
+    help="Assumed cost of one select-line write on a Pi for the estimate.",
+)
 @click.option("--real", is_flag=True, help="Measure the wired grid (default pin factory).")
 def command(
     pinmap_path: str | None,
@@ -31,6 +38,7 @@ def command(
     scans: int,
     spi_hz: float,
     overhead_us: float,
+    gpio_us: float,
     real: bool,
 ) -> None:
     """Scans per second of the magnetic sensor grid."""
@@ -67,8 +75,11 @@ def command(
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
     for hz in sorted({500e3, spi_hz}):
-        est = estimate_scan_rate(pm, spi_hz=hz, transfer_overhead_us=overhead_us)
+        est = estimate_scan_rate(
+            pm, spi_hz=hz, transfer_overhead_us=overhead_us, gpio_write_us=gpio_us
+        )
         click.echo(
             f"ESTIMATE for a Pi (not measured): {est:.0f} scans/s at {hz / 1e6:.2f} MHz SPI, "
-            f"{overhead_us:g} us per transfer, {pm.settle_us:g} us mux settle"
+            f"{overhead_us:g} us per transfer, {gpio_us:g} us per GPIO write, "
+            f"{pm.settle_us:g} us mux settle"
         )

@@ -15,6 +15,7 @@ a mock factory set ``Device.pin_factory`` to the same one (tests and the bench d
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import time
 from collections.abc import Callable
@@ -102,13 +103,17 @@ class HallGrid:
         self._schedule_k = [k for k in range(MUX_CHANNELS) if self._schedule[k]]
         self.calibration: Calibration | None = None
         if calibration is not None:
-            self.calibration = (
-                calibration
-                if isinstance(calibration, Calibration)
-                else Calibration.load(calibration, sensors=len(self.topology), label=self.label)
-            )
-            if len(self.calibration.baseline) != len(self.topology):
-                raise CalibrationError("calibration does not fit this grid")
+            try:
+                self.calibration = (
+                    calibration
+                    if isinstance(calibration, Calibration)
+                    else Calibration.load(calibration, sensors=len(self.topology), label=self.label)
+                )
+                if len(self.calibration.baseline) != len(self.topology):
+                    raise CalibrationError("calibration does not fit this grid")
+            except CalibrationError:
+                self.close()
+                raise
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -140,10 +145,18 @@ class HallGrid:
 
     def close(self) -> None:
         """Release every pin and SPI device (idempotent)."""
+        if not self._devices:
+            return
         for dev in reversed(self._devices):
             with contextlib.suppress(Exception):  # must not hide the error that led here
                 dev.close()
         self._devices = []
+        self._select, self._enable, self._schedule = [], [], [[] for _ in range(MUX_CHANNELS)]
+        # gpiozero 2.0.1: a shared SPI interface closed once is closed again when the garbage
+        # collector finalises it, and that second close drops the cache entry of whatever
+        # interface now holds the same pins (a re-opened grid), which then fails with "pin in
+        # use". Finalising the old devices now, while nothing newer exists, avoids it.
+        gc.collect()
 
     def _settle(self) -> None:
         # time.sleep cannot wait a few microseconds; a short busy wait can.
@@ -181,9 +194,15 @@ class HallGrid:
     def calibrate(self, scans: int = 8, *, save: str | Path | None = None) -> Calibration:
         """Zero calibration: scan the EMPTY board ``scans`` times and keep per-sensor baselines
         (saved to ``save`` when given). Sensors that read garbage are marked bad (always "?")."""
-        raw = [[sum(s) / len(s) for s in self.read_raw()] for _ in range(max(1, scans))]
-        cal = Calibration.from_scans(raw, self.thresholds, label=self.label)
-        # A sensor whose single-scan samples already disagree is floating, not quiet.
+        # Every sample counts, so a floating input whose samples disagree within one scan is
+        # caught as well as one that wanders between scans.
+        rows: list[list[float]] = []
+        for _ in range(max(1, scans)):
+            raw = self.read_raw()
+            width = max(len(s) for s in raw)
+            rows += [[s[min(j, len(s) - 1)] for s in raw] for j in range(width)]
+        cal = Calibration.from_scans(rows, self.thresholds, label=self.label)
+        self._previous = [EMPTY] * len(self.topology)
         self.calibration = cal
         if save is not None:
             cal.save(save)
@@ -227,7 +246,7 @@ def estimate_scan_rate(
     *,
     spi_hz: float = 1.35e6,
     transfer_overhead_us: float = 40.0,
-    gpio_write_us: float = 2.0,
+    gpio_write_us: float = 20.0,
 ) -> float:
     """Scans per second a real Pi should reach (a computed estimate, not a measurement).
 

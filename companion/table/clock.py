@@ -112,6 +112,15 @@ class TimeControl(ABC):
         """True when running out of :meth:`countdown` means the flag falls (not a new period)."""
         return True
 
+    def at_move(self, charged: PlayerTime, finished: PlayerTime) -> PlayerTime:
+        """The state an SGF record shows for a move: by default the clock after the turn
+        (increments added, Canadian stone counted); byo-yomi shows the period before refilling."""
+        return finished
+
+    def overtime_count(self, state: PlayerTime) -> int | None:
+        """SGF ``OB``/``OW``: periods or stones left in overtime, None when not applicable."""
+        return None
+
     @abstractmethod
     def spec(self) -> str:
         """The text :func:`parse_spec` reads back into an equal control."""
@@ -221,6 +230,12 @@ class ByoYomi(TimeControl):
     def last_chance(self, state: PlayerTime) -> bool:
         return state.overtime and state.periods <= 1
 
+    def at_move(self, charged: PlayerTime, finished: PlayerTime) -> PlayerTime:
+        return charged
+
+    def overtime_count(self, state: PlayerTime) -> int | None:
+        return state.periods if state.overtime else None
+
     def spec(self) -> str:
         return (
             f"byo:{format_duration(self.main)}+{self.periods}x{format_duration(self.period_time)}"
@@ -280,6 +295,9 @@ class Canadian(TimeControl):
 
     def last_chance(self, state: PlayerTime) -> bool:
         return state.overtime
+
+    def overtime_count(self, state: PlayerTime) -> int | None:
+        return state.stones if state.overtime else None
 
     def spec(self) -> str:
         return f"canadian:{format_duration(self.main)}+{self.stones}/{format_duration(self.period_time)}"
@@ -516,6 +534,7 @@ class GameClock:
         self.warn_at = float(warn_at)
         self._clock = clock
         self._states = [control.initial() for _ in range(players)]
+        self._at_move: dict[int, PlayerTime] = {}
         self.current: int | None = None
         self.flagged: int | None = None
         self._charged = 0.0
@@ -562,7 +581,12 @@ class GameClock:
     def _end_turn(self, at: float, how: TurnEnd, to_player: int | None) -> None:
         assert self.current is not None
         p = self.current
-        self._states[p] = self.control.finish(self._states[p], self.elapsed(at), how)
+        elapsed = self.elapsed(at)
+        finished = self.control.finish(self._states[p], elapsed, how)
+        self._at_move[p] = self.control.at_move(
+            self.control.charge(self._states[p], elapsed), finished
+        )
+        self._states[p] = finished
         self.current = (p + 1) % self.players if to_player is None else to_player
         self._charged = 0.0
         self._since = at if self._since is not None else None
@@ -692,18 +716,21 @@ class GameClock:
         return props
 
     def sgf_move(self, player: int, now: float | None = None) -> dict[str, str]:
-        """``BL``/``OB`` (player 0, black) or ``WL``/``OW`` (player 1, white) as they stand at
-        ``now`` (call right after the switch that ended ``player``'s move). Time is to 0.1 s;
-        ``OB``/``OW`` (periods or stones left) only in overtime. Players beyond two get {}."""
+        """``BL``/``OB`` (player 0, black) or ``WL``/``OW`` (player 1, white) for the move that
+        ``player`` just ended (call after that switch; before any move, the clock as it stands at
+        ``now``). Time is to 0.1 s; ``OB``/``OW`` (byo-yomi periods or Canadian stones left) only
+        in overtime. Players beyond two get {} (SGF has no property for them)."""
         if player not in (0, 1):
             return {}
         colour = "BW"[player]
-        st = self.state(player, now)
+        if player in self._at_move and player != self.current:
+            st = self._at_move[player]
+        else:
+            st = self.state(player, now)
         props = {f"{colour}L": f"{round(self.control.countdown(st), 1):g}"}
-        if st.overtime and isinstance(self.control, ByoYomi):
-            props[f"O{colour}"] = str(st.periods)
-        elif st.overtime and isinstance(self.control, Canadian):
-            props[f"O{colour}"] = str(st.stones)
+        count = self.control.overtime_count(st)
+        if count is not None:
+            props[f"O{colour}"] = str(count)
         return props
 
     # --- journal ------------------------------------------------------------------------------
