@@ -141,10 +141,18 @@ class StoneReader:
         c = (cell - 1) / 2.0
         rr = np.hypot(yy - c, xx - c) / cell
         self._disc = (rr <= DISC).ravel()
+        self._disc_cache: dict[tuple[int, int], NDArray[np.uint8]] = {}
         self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
         self._in_order = bool(np.array_equal(self._order, np.arange(len(self._order))))
         if sorted(self._order.tolist()) != list(range(self.n)):
             raise VisionError("regions must cover spots 0..n-1 exactly once")
+
+    def _disc_mosaic(self, rows: int, tpr: int) -> NDArray[np.uint8]:
+        key = (rows, tpr)
+        if key not in self._disc_cache:
+            d = self._disc.reshape(self.cell, self.cell).astype(np.uint8)
+            self._disc_cache[key] = np.tile(d, (rows, tpr))[..., None]
+        return self._disc_cache[key]
 
     def __repr__(self) -> str:
         return f"<StoneReader {self.n} spots in {len(self.regions)} region(s), cell {self.cell}px>"
@@ -152,8 +160,7 @@ class StoneReader:
     def tiles(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, an (n, cell, cell, channels) stack of tiles centred where stones show."""
         out = []
-        for (m1, m2, tpr), region in zip(self._maps, self.regions, strict=True):
-            big = cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
             if big.ndim == 2:
                 big = big[..., None]
             rows = big.shape[0] // self.cell
@@ -162,20 +169,37 @@ class StoneReader:
             out.append(t.reshape(rows * tpr, self.cell, self.cell, ch)[: len(region.points)])
         return out
 
+    def _mosaics(self, image: Image) -> list[NDArray[np.uint8]]:
+        return [
+            cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            for m1, m2, _ in self._maps
+        ]
+
     def features(self, image: Image) -> Features:
         """Measure every spot and fit the light model."""
         _check_image(image)
         parts: list[tuple[NDArray[np.float64], ...]] = []
+        c = self.cell
         k = int(self._disc.sum())
-        for tiles, region in zip(self.tiles(image), self.regions, strict=True):
-            t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.float32)
-            total = t.sum(axis=2)
-            inv = 1.0 / (total + 1.0)
-            stack = np.stack([total / 3.0, t[..., 2] * inv, t[..., 1] * inv], axis=0)  # (3, n, k)
-            med = np.partition(stack, k // 2, axis=2)[:, :, k // 2].astype(np.float64)
-            gray, tint = med[0], med[1:].T
-            bg_gray, keep = _smooth_background(region.points, gray)
-            bg_tint = _fit_surface(region.points, tint, keep)
+        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
+            n = len(region.points)
+            rows = big.shape[0] // c
+            g = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
+            g = g.reshape(rows, c, tpr, c).transpose(0, 2, 1, 3).reshape(rows * tpr, c * c)[:n]
+            # median brightness in the disc: robust to grid lines, star points and glare spots
+            gray = np.partition(g[:, self._disc], k // 2, axis=1)[:, k // 2].astype(np.float64)
+            # median chromaticity in the disc (lines and highlights drop out like for gray)
+            f = big.astype(np.float32)
+            inv = 1.0 / (cv2.transform(f, np.ones((1, 3), np.float32)) + 1.0)
+            rg = np.stack([f[..., 2] * inv, f[..., 1] * inv], axis=0)  # (2, H, W)
+            rg = rg.reshape(2, rows, c, tpr, c).transpose(0, 1, 3, 2, 4).reshape(2, rows * tpr, c * c)
+            rg = rg[:, :n][:, :, self._disc]
+            tint = np.partition(rg, k // 2, axis=2)[:, :, k // 2].T.astype(np.float64)
+            if self.reference is None:
+                bg_gray, keep = _smooth_background(region.points, gray)
+                bg_tint = _fit_surface(region.points, tint, keep)
+            else:
+                bg_gray, bg_tint = gray, tint  # replaced by the reference below
             parts.append((gray, tint, bg_gray, bg_tint))
         gray, tint, bg_gray, bg_tint = (np.concatenate([p[i] for p in parts]) for i in range(4))
         if not self._in_order:
@@ -183,9 +207,10 @@ class StoneReader:
             inv_order[self._order] = np.arange(len(self._order))
             gray, tint, bg_gray, bg_tint = (a[inv_order] for a in (gray, tint, bg_gray, bg_tint))
         if self.reference is not None:
+            # today's light over calibration light, from the (mostly empty) spots themselves
             ref_g, ref_t = self.reference
-            bg_gray = ref_g * float(np.median(bg_gray / np.maximum(ref_g, 1.0)))
-            bg_tint = ref_t + np.median(bg_tint - ref_t, axis=0)
+            bg_gray = ref_g * float(np.median(gray / np.maximum(ref_g, 1.0)))
+            bg_tint = ref_t + np.median(tint - ref_t, axis=0)
         return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint)
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
@@ -233,7 +258,8 @@ def _smooth_background(
     for _ in range(3):
         if keep.sum() < 12:
             break
-        coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
+        Ak = A[keep]
+        coef = np.linalg.solve(Ak.T @ Ak + 1e-6 * np.eye(A.shape[1]), Ak.T @ values[keep])
         fit = A @ coef
         res = values - fit
         s = float(np.median(np.abs(res[keep]))) * 1.4826 + 1.0
