@@ -101,6 +101,7 @@ class Features:
     tint: NDArray[np.float64]  # (n, 2)
     bg_gray: NDArray[np.float64]
     bg_tint: NDArray[np.float64]  # (n, 2)
+    lines: NDArray[np.float64]  # grid-line contrast at the point itself (0 when hidden)
 
 
 class StoneReader:
@@ -129,6 +130,8 @@ class StoneReader:
             else (np.asarray(reference[0], float), np.asarray(reference[1], float))
         )
         self._maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
+        self._flat_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
+        self._blur = 1
         for region in self.regions:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
@@ -137,12 +140,18 @@ class StoneReader:
                 region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale
             )
             self._maps.append((m1, m2, tpr))
+            f1, f2 = tile_maps(region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale)
+            self._flat_maps.append((f1, f2, tpr))
+            # image pixels per tile pixel: thin lines need a blur first or sampling misses them
+            spacing = _spacing_px(region)
+            self._blur = max(self._blur, int(round(spacing * region.scale / cell)))
         yy, xx = np.mgrid[0:cell, 0:cell]
         c = (cell - 1) / 2.0
         rr = np.hypot(yy - c, xx - c) / cell
         self._disc = (rr <= DISC).ravel()
         self._disc_cache: dict[tuple[int, int], NDArray[np.uint8]] = {}
         self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
+        self.neighbours = _neighbours(self.regions, self.n)
         self._in_order = bool(np.array_equal(self._order, np.arange(len(self._order))))
         if sorted(self._order.tolist()) != list(range(self.n)):
             raise VisionError("regions must cover spots 0..n-1 exactly once")
@@ -181,6 +190,18 @@ class StoneReader:
         parts: list[tuple[NDArray[np.float64], ...]] = []
         c = self.cell
         k = int(self._disc.sum())
+        gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if self._blur > 1:
+            gray_image = cv2.blur(gray_image, (self._blur, self._blur))
+        lines_of = [
+            _line_contrast(
+                cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                c,
+                tpr,
+                len(region.points),
+            )
+            for (m1, m2, tpr), region in zip(self._flat_maps, self.regions, strict=True)
+        ]
         for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
             n = len(region.points)
             rows = big.shape[0] // c
@@ -200,24 +221,26 @@ class StoneReader:
                 bg_tint = _fit_surface(region.points, tint, keep)
             else:
                 bg_gray, bg_tint = gray, tint  # replaced by the reference below
-            parts.append((gray, tint, bg_gray, bg_tint))
-        gray, tint, bg_gray, bg_tint = (np.concatenate([p[i] for p in parts]) for i in range(4))
+            parts.append((gray, tint, bg_gray, bg_tint, lines_of[len(parts)]))
+        gray, tint, bg_gray, bg_tint, lines = (np.concatenate([p[i] for p in parts]) for i in range(5))
         if not self._in_order:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
-            gray, tint, bg_gray, bg_tint = (a[inv_order] for a in (gray, tint, bg_gray, bg_tint))
+            gray, tint, bg_gray, bg_tint, lines = (
+                a[inv_order] for a in (gray, tint, bg_gray, bg_tint, lines)
+            )
         if self.reference is not None:
             # today's light over calibration light, from the (mostly empty) spots themselves
             ref_g, ref_t = self.reference
             bg_gray = ref_g * float(np.median(gray / np.maximum(ref_g, 1.0)))
             bg_tint = ref_t + np.median(tint - ref_t, axis=0)
-        return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint)
+        return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines)
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is between the clear bands."""
         t0 = time.perf_counter()
         f = self.features(image)
-        states, conf = classify(f)
+        states, conf = classify(f, self.neighbours)
         return Observation(
             states=tuple(states),
             confidence=tuple(float(c) for c in conf),
@@ -225,6 +248,56 @@ class StoneReader:
             source=source,
             extra={"seconds": time.perf_counter() - t0},
         )
+
+
+def _neighbours(regions: Sequence[Region], n: int) -> list[list[int]]:
+    """Spots around each spot (8-neighbourhood on grids; within 1.6 spacings on maps)."""
+    out: list[list[int]] = [[] for _ in range(n)]
+    for region in regions:
+        pts = region.points
+        reach = 1.5 if region.shape is not None else 1.6 * region.scale
+        d = np.abs(pts[:, None, :] - pts[None, :, :]).max(axis=2)
+        close = (d <= reach) & (d > 0)
+        for a, b in zip(*np.nonzero(close), strict=True):
+            out[region.spots[a]].append(region.spots[b])
+    return out
+
+
+def _spacing_px(region: Region) -> float:
+    """Typical distance in pixels between neighbouring points of a region (median)."""
+    from companion.vision.geometry import project
+
+    p = region.points
+    q = project(region.H, p)
+    q2 = project(region.H, p + np.array([1.0, 0.0]))
+    return float(np.median(np.linalg.norm(q2 - q, axis=1)))
+
+
+def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> NDArray[np.float64]:
+    """Per tile: how clearly a grid line crosses near its centre, both ways (relative to board).
+
+    Profiles across each tile (one per half, so edge points whose lines stop at the centre still
+    count) are searched for a dark dip within 0.3 of a spacing of the centre, which allows for
+    corners a little off. The weaker of the two directions is returned: a stone, a hand or
+    anything else lying on the point hides both lines.
+    """
+    rows = mosaic.shape[0] // cell
+    t = mosaic.reshape(rows, cell, tpr, cell).transpose(0, 2, 1, 3).reshape(rows * tpr, cell, cell)
+    t = t[:n].astype(np.float32)
+    idx = np.arange(cell) - (cell - 1) / 2.0
+    near = np.abs(idx) <= 0.3 * cell
+    halves = ((idx < -0.1 * cell) & (idx > -0.45 * cell), (idx > 0.1 * cell) & (idx < 0.45 * cell))
+
+    def one(tiles: NDArray[np.float32]) -> NDArray[np.float64]:
+        best = np.full(len(tiles), -1.0)
+        for half in halves:
+            prof = tiles[:, :, half].mean(axis=2)  # (n, cell): one value per row
+            level = np.median(prof, axis=1)
+            dip = level - prof[:, near].min(axis=1)
+            best = np.maximum(best, dip / np.maximum(level, 1.0))
+        return best
+
+    return np.minimum(one(t), one(t.transpose(0, 2, 1))).astype(np.float64)
 
 
 def _check_image(image: object) -> None:
@@ -270,12 +343,23 @@ def _smooth_background(
 def _fit_surface(
     points: NDArray[np.float64], values: NDArray[np.float64], keep: NDArray[np.bool_]
 ) -> NDArray[np.float64]:
-    """Least-squares quadratic surface(s) through ``values[keep]`` (columns fitted together)."""
-    if keep.sum() < 12:
-        return np.broadcast_to(np.median(values, axis=0), values.shape).copy()
+    """Robust quadratic surface(s) through ``values[keep]`` (columns fitted together).
+
+    Spots far off the first fit (a hand has the board's brightness but not its tint) are
+    dropped and the surface refitted.
+    """
     A = _design(points)
-    coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
-    return A @ coef
+    fit = np.broadcast_to(np.median(values[keep] if keep.any() else values, axis=0), values.shape)
+    for _ in range(2):
+        if keep.sum() < 12:
+            break
+        Ak = A[keep]
+        coef = np.linalg.solve(Ak.T @ Ak + 1e-6 * np.eye(A.shape[1]), Ak.T @ values[keep])
+        fit = A @ coef
+        res = np.abs(values - fit).max(axis=1) if values.ndim > 1 else np.abs(values - fit)
+        s = float(np.median(res[keep])) * 1.4826 + 1e-4
+        keep = keep & (res < 3.0 * s)
+    return np.array(fit)
 
 
 # Decision bands, relative to the board's own appearance at that spot. ``g`` is the spot's
@@ -289,13 +373,21 @@ WHITE_TINT = 3.0  # ... and this far from the board's tint,
 WHITE_BRIGHT = 1.35  # ... or this bright whatever its tint.
 EMPTY_TINT = 2.0  # board tint: empty unless brighter than WHITE_BRIGHT
 EMPTY_BELOW = 1.12  # g below this with a board-like tint ... (and g above NOT_BLACK_ABOVE)
+EMPTY_LINES = 0.03  # ... and only where grid lines show at the point: a hand hides them
+CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
+WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 
 
-def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
+def classify(
+    f: Features, neighbours: Sequence[Sequence[int]] | None = None
+) -> tuple[list[str], NDArray[np.float64]]:
     """Token and confidence per spot from measured :class:`Features`.
 
     Confidence is 0.5 at the edge of a clear band and grows to 1 with the margin; unknown
-    spots get 0.
+    spots get 0. With ``neighbours`` (spot -> nearby spots), a patch of several spots that are
+    neither board nor stone (a hand, a sleeve, a cup) also makes the spots around it unknown:
+    the edge of a hand half-covers them.
     """
     g = f.gray / np.maximum(f.bg_gray, 1.0)
     t = 100.0 * np.hypot(*(f.tint - f.bg_tint).T)
@@ -308,6 +400,12 @@ def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 
     white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT))
+    # Where several clear white stones show, a white stone must also share their colour (a
+    # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
+    sure = white & (g >= 1.3) & (f.lines < 0.3)
+    if sure.sum() >= 3:
+        ref = np.median(f.tint[sure], axis=0)
+        white &= 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
     out[white] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
@@ -316,12 +414,47 @@ def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
     # Not bright enough for a white stone nor dark enough for a black one: board (maybe in a
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
-    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint) & ~white
+    # Grid lines crossing the point clearly: board, whatever the light does to its colour.
+    lined = f.lines >= CLEAR_LINES
+    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
+    empty &= f.lines >= EMPTY_LINES
     out[empty] = EMPTY
     em = np.minimum(np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1)
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
+
+    if neighbours is not None:
+        _unknown_patches(out, conf, f.lines < EMPTY_LINES, neighbours)
     return [str(x) for x in out], np.clip(conf, 0.0, 1.0)
+
+
+def _unknown_patches(
+    out: NDArray[np.str_],
+    conf: NDArray[np.float64],
+    hidden: NDArray[np.bool_],
+    neighbours: Sequence[Sequence[int]],
+) -> None:
+    """Grow every patch of ``PATCH`` or more adjacent unknown, line-less spots by one spot."""
+    odd = (out == UNKNOWN) & hidden
+    seen = np.zeros(len(out), dtype=bool)
+    for start in np.flatnonzero(odd):
+        if seen[start]:
+            continue
+        group, stack = [], [int(start)]
+        seen[start] = True
+        while stack:
+            i = stack.pop()
+            group.append(i)
+            for j in neighbours[i]:
+                if odd[j] and not seen[j]:
+                    seen[j] = True
+                    stack.append(j)
+        if len(group) >= PATCH:
+            for i in group:
+                for j in neighbours[i]:
+                    if conf[j] < 0.95:
+                        out[j] = UNKNOWN
+                        conf[j] = 0.0
 
 
 def estimate_offset(image: Image, region: Region, *, ppu: int = 16) -> Offset:
