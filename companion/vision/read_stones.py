@@ -89,6 +89,22 @@ class Region:
         return replace(self, offset=offset)
 
 
+PATCH_SIDE = 8  # saved empty-board patch per spot, pixels a side
+
+
+@dataclass(frozen=True)
+class EmptyBoard:
+    """What every spot looked like with no stone on it (from a calibration profile).
+
+    ``gray`` and ``tint`` per spot as in :class:`Features`; ``patches`` (n, 8, 8) uint8, the
+    central half unit around the point (grid lines and all) on the board plane.
+    """
+
+    gray: NDArray[np.float64]
+    tint: NDArray[np.float64]
+    patches: NDArray[np.uint8] | None = None
+
+
 @dataclass
 class Features:
     """Per-spot measurements, in observation order.
@@ -102,6 +118,7 @@ class Features:
     bg_gray: NDArray[np.float64]
     bg_tint: NDArray[np.float64]  # (n, 2)
     lines: NDArray[np.float64]  # grid-line contrast at the point itself (0 when hidden)
+    same: NDArray[np.float64] | None = None  # correlation with the empty-board patch, if saved
 
 
 class StoneReader:
@@ -118,17 +135,13 @@ class StoneReader:
         image_size: tuple[int, int],
         *,
         cell: int = DEFAULT_CELL,
-        reference: tuple[Sequence[float], Sequence[float]] | None = None,
+        reference: EmptyBoard | None = None,
     ) -> None:
         self.regions = tuple(regions)
         self.image_size = image_size  # (width, height)
         self.cell = cell
         self.n = sum(len(r.spots) for r in self.regions)
-        self.reference = (
-            None
-            if reference is None
-            else (np.asarray(reference[0], float), np.asarray(reference[1], float))
-        )
+        self.reference = reference
         self._maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
         self._flat_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
         self._blur = 1
@@ -193,14 +206,13 @@ class StoneReader:
         gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         if self._blur > 1:
             gray_image = cv2.blur(gray_image, (self._blur, self._blur))
+        flats = [
+            cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            for m1, m2, _ in self._flat_maps
+        ]
         lines_of = [
-            _line_contrast(
-                cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                c,
-                tpr,
-                len(region.points),
-            )
-            for (m1, m2, tpr), region in zip(self._flat_maps, self.regions, strict=True)
+            _line_contrast(flat, c, tpr, len(region.points))
+            for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True)
         ]
         for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
             n = len(region.points)
@@ -229,12 +241,43 @@ class StoneReader:
             gray, tint, bg_gray, bg_tint, lines = (
                 a[inv_order] for a in (gray, tint, bg_gray, bg_tint, lines)
             )
+        same = None
         if self.reference is not None:
             # today's light over calibration light, from the (mostly empty) spots themselves
-            ref_g, ref_t = self.reference
+            ref_g, ref_t = self.reference.gray, self.reference.tint
             bg_gray = ref_g * float(np.median(gray / np.maximum(ref_g, 1.0)))
             bg_tint = ref_t + np.median(tint - ref_t, axis=0)
-        return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines)
+            if self.reference.patches is not None:
+                same = _correlate(self.patches(flats), self.reference.patches)
+        return Features(
+            gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
+        )
+
+    def patches(self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None) -> NDArray[np.uint8]:
+        """(n, 8, 8) board-plane patches at every point, in observation order."""
+        if flats is None:
+            assert image is not None
+            gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            if self._blur > 1:
+                gray_image = cv2.blur(gray_image, (self._blur, self._blur))
+            flats = [
+                cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                for m1, m2, _ in self._flat_maps
+            ]
+        out = []
+        p = PATCH_SIDE
+        lo = (self.cell - p) // 2  # the central half unit: neighbouring stones stay out
+        for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True):
+            rows = flat.shape[0] // self.cell
+            t = flat.reshape(rows, self.cell, tpr, self.cell).transpose(0, 2, 1, 3)
+            t = t.reshape(rows * tpr, self.cell, self.cell)[:, lo : lo + p, lo : lo + p]
+            out.append(t[: len(region.points)])
+        allp = np.concatenate(out)
+        if not self._in_order:
+            inv_order = np.empty_like(self._order)
+            inv_order[self._order] = np.arange(len(self._order))
+            allp = allp[inv_order]
+        return allp
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is between the clear bands."""
@@ -261,6 +304,18 @@ def _neighbours(regions: Sequence[Region], n: int) -> list[list[int]]:
         for a, b in zip(*np.nonzero(close), strict=True):
             out[region.spots[a]].append(region.spots[b])
     return out
+
+
+def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """Per-spot normalised cross-correlation of two (n, p, p) patch stacks (0 where flat)."""
+    x = a.reshape(len(a), -1).astype(np.float64)
+    y = b.reshape(len(b), -1).astype(np.float64)
+    x -= x.mean(axis=1, keepdims=True)
+    y -= y.mean(axis=1, keepdims=True)
+    den = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    # a reference patch with no structure (lines too faint) says nothing: correlation 0
+    ok = np.sqrt((y * y).mean(axis=1)) > 3.0
+    return np.where(ok & (den > 0), (x * y).sum(axis=1) / np.maximum(den, 1e-9), 0.0)
 
 
 def _spacing_px(region: Region) -> float:
@@ -375,6 +430,9 @@ EMPTY_TINT = 2.0  # board tint: empty unless brighter than WHITE_BRIGHT
 EMPTY_BELOW = 1.12  # g below this with a board-like tint ... (and g above NOT_BLACK_ABOVE)
 EMPTY_LINES = 0.03  # ... and only where grid lines show at the point: a hand hides them
 CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
+PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
+SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
+SAME_CHANGED = 0.5  # ... below which something lies on it
 WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
 PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 
@@ -423,8 +481,30 @@ def classify(
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
 
+    if f.same is not None:
+        # A saved empty board: a point that still looks as it did empty is empty; one that
+        # does not holds something, and only a stone's clear colour names it.
+        still = f.same >= SAME_EMPTY
+        out[still & ~black] = EMPTY
+        conf[still & ~black] = np.clip(0.5 + (f.same[still & ~black] - SAME_EMPTY), 0.5, 1.0)
+        changed = f.same < SAME_CHANGED
+        r, gg = np.median(f.bg_tint, axis=0)
+        rgb = np.array([r, gg, 1.0 - r - gg])
+        neutral_board = float((rgb.max() - rgb.min()) / rgb.max()) < PALE_BOARD
+        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & neutral_board
+        out[pale] = WHITE  # a white stone on a white or metal board: shape, not colour
+        conf[pale] = 0.5 + 0.5 * np.clip((SAME_CHANGED - f.same[pale]) / 0.3, 0, 1)
+        odd = changed & ~black & ~white & ~pale
+        out[odd] = UNKNOWN
+        conf[odd] = 0.0
+        between = ~still & ~changed & ~black
+        out[between] = UNKNOWN
+        conf[between] = 0.0
+        hidden = changed & (out == UNKNOWN)
+    else:
+        hidden = f.lines < EMPTY_LINES
     if neighbours is not None:
-        _unknown_patches(out, conf, f.lines < EMPTY_LINES, neighbours)
+        _unknown_patches(out, conf, hidden, neighbours)
     return [str(x) for x in out], np.clip(conf, 0.0, 1.0)
 
 
