@@ -129,6 +129,131 @@ def _square(side: int, margin: int) -> NDArray[np.float32]:
     return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], dtype=np.float32)
 
 
+def _peaks(prof: NDArray[np.float64], min_gap: float) -> NDArray[np.float64]:
+    """Positions (sub-pixel) of local maxima that stand out from the profile's floor."""
+    p = np.convolve(prof, np.array([0.25, 0.5, 0.25]), mode="same")
+    floor = float(np.percentile(p, 30))
+    top = float(np.percentile(p, 97))
+    thr = floor + 0.2 * (top - floor)
+    cand = [
+        i
+        for i in range(1, len(p) - 1)
+        if p[i] >= thr and p[i] >= p[i - 1] and p[i] > p[i + 1]
+    ]
+    # non-maximum suppression within min_gap
+    cand.sort(key=lambda i: -p[i])
+    kept: list[int] = []
+    for i in cand:
+        if all(abs(i - k) >= min_gap for k in kept):
+            kept.append(i)
+    out = []
+    for i in sorted(kept):
+        a, b, c = p[i - 1], p[i], p[i + 1]
+        den = a - 2 * b + c
+        out.append(i + (0.5 * (a - c) / den if den < 0 else 0.0))
+    return np.array(out, dtype=np.float64)
+
+
+def _chain(
+    peaks: NDArray[np.float64], heights: NDArray[np.float64], *, lo: float, hi: float
+) -> list[float]:
+    """The longest run of evenly spaced, similarly strong peaks with a spacing in [lo, hi].
+
+    A run grows one spacing at a time (22 % tolerance) and stops at a peak much weaker than
+    the run so far, so texture beyond the board does not extend the grid.
+    """
+    best: list[float] = []
+    best_h = 0.0
+    m = len(peaks)
+    for i in range(m):
+        for j in range(i + 1, m):
+            s = peaks[j] - peaks[i]
+            if s < lo:
+                continue
+            if s > hi:
+                break
+            if min(heights[i], heights[j]) < 0.4 * max(heights[i], heights[j]):
+                continue
+            run = [float(peaks[i]), float(peaks[j])]
+            hs = [float(heights[i]), float(heights[j])]
+            sp = s
+            while True:
+                want = run[-1] + sp
+                k = int(np.argmin(np.abs(peaks - want)))
+                if abs(peaks[k] - want) > 0.22 * sp or peaks[k] <= run[-1]:
+                    break
+                if heights[k] < 0.4 * float(np.median(hs)):
+                    break
+                run.append(float(peaks[k]))
+                hs.append(float(heights[k]))
+                sp = (run[-1] - run[0]) / (len(run) - 1)
+            total = float(np.sum(hs))
+            if len(run) > len(best) or (len(run) == len(best) and total > best_h):
+                best, best_h = run, total
+    return best
+
+
+def _axis_grid(prof: NDArray[np.float64], side: int, sizes: Sequence[int]) -> tuple[float, float, int] | None:
+    """First and last grid line along one axis of the top view, and how many lines."""
+    n_max, n_min = max(sizes), min(sizes)
+    lo = side / (n_max - 1) * 0.55
+    hi = side / (n_min - 1) * 1.3
+    peaks = _peaks(prof, lo * 0.85)
+    xs = np.arange(len(prof), dtype=np.float64)
+    run = _chain(peaks, np.interp(peaks, xs, prof), lo=lo, hi=hi)
+    if len(run) < 3:
+        return None
+    return run[0], run[-1], len(run)
+
+
+def fit_grid(bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int]) -> tuple[float, Corners, int] | None:
+    """Find the grid's lines in a top view of ``quad`` (with a margin) and return its corners.
+
+    ``quad`` may be the board's edge, a frame line, or a grid with stones sticking out: only
+    the longest evenly spaced run of lines along each axis is the grid. Returns (score,
+    corners, size) or None when no size in ``sizes`` fits.
+    """
+    side, margin = 360, 60
+    top = _warp_to(bh, quad, side + 2 * margin, margin)
+    inner = top[margin : margin + side, margin : margin + side]
+    cols = _axis_grid(top[margin : margin + side].mean(axis=0).astype(np.float64), side, sizes)
+    rows = _axis_grid(top[:, margin : margin + side].mean(axis=1).astype(np.float64), side, sizes)
+    if cols is None or rows is None:
+        return None
+    (x0, x1, nx), (y0, y1, ny) = cols, rows
+    n = max(nx, ny)
+    if n not in sizes:
+        fits = [s for s in sizes if s >= n]
+        if not fits or fits[0] - n > 2:
+            return None
+        n = fits[0]
+    # extend a short run (an edge line hidden by stones) by one spacing, on the brighter side
+    for _ in range(n - nx):
+        sp = (x1 - x0) / max(1, nx - 1)
+        x0, x1 = (x0 - sp, x1) if x0 - margin > side + margin - x1 else (x0, x1 + sp)
+        nx += 1
+    for _ in range(n - ny):
+        sp = (y1 - y0) / max(1, ny - 1)
+        y0, y1 = (y0 - sp, y1) if y0 - margin > side + margin - y1 else (y0, y1 + sp)
+        ny += 1
+    # score: line contrast at the fitted lattice against half-way positions
+    xs = np.linspace(x0, x1, n)
+    ys = np.linspace(y0, y1, n)
+    px = top.mean(axis=0)
+    py = top.mean(axis=1)
+    grid_pos = np.arange(len(px), dtype=np.float64)
+    on = np.concatenate([np.interp(xs, grid_pos, px), np.interp(ys, grid_pos, py)])
+    mid = np.concatenate(
+        [np.interp((xs[:-1] + xs[1:]) / 2, grid_pos, px), np.interp((ys[:-1] + ys[1:]) / 2, grid_pos, py)]
+    )
+    score = float((np.median(on) - np.median(mid)) / (np.median(on) + 1e-6))
+    del inner
+    pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+    M = cv2.getPerspectiveTransform(_square(side + 2 * margin, margin), quad.astype(np.float32))
+    corners = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M.astype(np.float64)).reshape(4, 2)
+    return score, corners, n
+
+
 def guess_size(
     bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int] = SIZES
 ) -> tuple[int, float, Corners]:
@@ -219,9 +344,14 @@ def _best_candidate(
             if quad is None:
                 continue
             quad = order_corners(quad)
-            n, score, corners = guess_size(bh, quad, sizes)
-            if best is None or score > best[0]:
-                best = (score, corners, n)
+            proposals = [quad]
+            fit = fit_grid(bh, quad, sizes)
+            if fit is not None:
+                proposals.append(order_corners(fit[1]))
+            for prop in proposals:
+                n, score, corners = guess_size(bh, prop, sizes)
+                if best is None or score > best[0]:
+                    best = (score, corners, n)
     return best
 
 
