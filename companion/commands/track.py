@@ -157,9 +157,8 @@ def _source_frames(spec: str) -> Frames:
 def _photos(folder: str) -> Frames:
     """The photos of a folder, pixels as stored.
 
-    Not ``companion.sources.DirSource``: it decodes with EXIF rotation applied, which turns
-    phone photos (imago) away from their labels and corners; the photo reader's
-    ``load_image`` ignores the rotation flag, as the photo README asks.
+    Read with the photo reader's ``load_image`` (which, like ``DirSource``, ignores EXIF
+    rotation, as the photo README asks) so that each skipped file is reported by name.
     """
     from companion.sources import IMAGE_SUFFIXES, natural_key
     from companion.vision.photoset import load_image

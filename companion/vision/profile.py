@@ -328,7 +328,9 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
                 raw = base64.b64decode(data["empty"]["patches"], validate=True)
                 if len(raw) != len(prof.empty_gray) * side * side:
                     raise CalibrationError(f"{name}: empty patches are not one per spot")
-                prof.empty_patches = np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
+                prof.empty_patches = (
+                    np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
+                )
         n = len(prof.topology())
         covered = sum(
             (r.width * r.height if isinstance(r, GridRegion) else len(r.spots)) for r in regions

@@ -151,11 +151,13 @@ class StoneReader:
             centres = region.points + region.offset(region.points) * region.scale
             m1, m2 = tile_maps(region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale)
             self._maps.append((m1, m2, tpr))
-            f1, f2 = tile_maps(region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale)
+            f1, f2 = tile_maps(
+                region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale
+            )
             self._flat_maps.append((f1, f2, tpr))
             # image pixels per tile pixel: thin lines need a blur first or sampling misses them
             spacing = _spacing_px(region)
-            self._blur = max(self._blur, int(round(spacing * region.scale / cell)))
+            self._blur = max(self._blur, round(spacing * region.scale / cell))
         yy, xx = np.mgrid[0:cell, 0:cell]
         c = (cell - 1) / 2.0
         rr = np.hypot(yy - c, xx - c) / cell
@@ -180,7 +182,9 @@ class StoneReader:
     def tiles(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, an (n, cell, cell, channels) stack of tiles centred where stones show."""
         out = []
-        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
             if big.ndim == 2:
                 big = big[..., None]
             rows = big.shape[0] // self.cell
@@ -212,7 +216,9 @@ class StoneReader:
             _line_contrast(flat, c, tpr, len(region.points))
             for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True)
         ]
-        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
             n = len(region.points)
             rows = big.shape[0] // c
             g = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
@@ -223,7 +229,11 @@ class StoneReader:
             f = big.astype(np.float32)
             inv = 1.0 / (cv2.transform(f, np.ones((1, 3), np.float32)) + 1.0)
             rg = np.stack([f[..., 2] * inv, f[..., 1] * inv], axis=0)  # (2, H, W)
-            rg = rg.reshape(2, rows, c, tpr, c).transpose(0, 1, 3, 2, 4).reshape(2, rows * tpr, c * c)
+            rg = (
+                rg.reshape(2, rows, c, tpr, c)
+                .transpose(0, 1, 3, 2, 4)
+                .reshape(2, rows * tpr, c * c)
+            )
             rg = rg[:, :n][:, :, self._disc]
             tint = np.partition(rg, k // 2, axis=2)[:, :, k // 2].T.astype(np.float64)
             if self.reference is None:
@@ -232,7 +242,9 @@ class StoneReader:
             else:
                 bg_gray, bg_tint = gray, tint  # replaced by the reference below
             parts.append((gray, tint, bg_gray, bg_tint, lines_of[len(parts)]))
-        gray, tint, bg_gray, bg_tint, lines = (np.concatenate([p[i] for p in parts]) for i in range(5))
+        gray, tint, bg_gray, bg_tint, lines = (
+            np.concatenate([p[i] for p in parts]) for i in range(5)
+        )
         if not self._in_order:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
@@ -251,7 +263,9 @@ class StoneReader:
             gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
         )
 
-    def patches(self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None) -> NDArray[np.uint8]:
+    def patches(
+        self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None
+    ) -> NDArray[np.uint8]:
         """(n, 8, 8) board-plane patches at every point, in observation order."""
         if flats is None:
             assert image is not None
