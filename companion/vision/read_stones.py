@@ -357,11 +357,21 @@ def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> ND
 
     def one(tiles: NDArray[np.float32]) -> NDArray[np.float64]:
         best = np.full(len(tiles), -1.0)
+        m = len(tiles)
         for half in halves:
-            prof = tiles[:, :, half].mean(axis=2)  # (n, cell): one value per row
+            part = tiles[:, :, half]  # (n, rows, cols in this half)
+            prof = part.mean(axis=2)  # one value per row
             level = np.median(prof, axis=1)
-            dip = level - prof[:, near].min(axis=1)
-            best = np.maximum(best, dip / np.maximum(level, 1.0))
+            cand = np.where(near[None, :], prof, np.inf)
+            y = np.argmin(cand, axis=1)  # the darkest row near the centre
+            # A straight line is dark in every column of the half, a stone's rim only in some:
+            # per column, the darkest of rows y-1..y+1; then the weaker quarter of columns.
+            band = np.stack(
+                [part[np.arange(m), np.clip(y + d, 0, cell - 1), :] for d in (-1, 0, 1)], axis=0
+            ).min(axis=0)  # (n, cols)
+            dip = level[:, None] - band
+            strength = np.percentile(dip, 25, axis=1) / np.maximum(level, 1.0)
+            best = np.maximum(best, strength)
         return best
 
     return np.minimum(one(t), one(t.transpose(0, 2, 1))).astype(np.float64)
@@ -441,6 +451,7 @@ WHITE_BRIGHT = 1.35  # ... or this bright whatever its tint.
 EMPTY_TINT = 2.0  # board tint: empty unless brighter than WHITE_BRIGHT
 EMPTY_BELOW = 1.12  # g below this with a board-like tint ... (and g above NOT_BLACK_ABOVE)
 EMPTY_LINES = 0.03  # ... and only where grid lines show at the point: a hand hides them
+SOME_LINES = 0.08  # lines this clear settle a spot between board tint and white tint
 CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
 PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
 SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
@@ -485,9 +496,13 @@ def classify(
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     # Grid lines crossing the point clearly: board, whatever the light does to its colour.
-    lined = f.lines >= CLEAR_LINES
+    # Between the board's tint and a white stone's, visible lines say board.
+    lined = (f.lines >= CLEAR_LINES) | ((f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW))
     empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
-    empty &= f.lines >= EMPTY_LINES
+    # The point itself must show (a hand hides it), unless the spot is the board's very image
+    # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
+    exact = (t < 1.0) & (np.abs(g - 1.0) < 0.06)
+    empty &= (f.lines >= EMPTY_LINES) | exact
     out[empty] = EMPTY
     em = np.minimum(
         np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1
