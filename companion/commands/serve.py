@@ -221,7 +221,14 @@ def command(
     pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
     app = create_app(table, pin=pin)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+        server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            connection_limit=max(100, 2 * threads),
+            ident="companion",
+        )
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     real_port = getattr(server, "effective_port", port)
