@@ -25,8 +25,8 @@ def table(tmp_path: Path) -> TableSession:
 
 
 @pytest.fixture
-def client(table: TableSession) -> FlaskClient:
-    app = create_app(table, pin=PIN)
+def client(table: TableSession, tmp_path: Path) -> FlaskClient:
+    app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration")
     app.testing = True
     return app.test_client()
 
@@ -174,3 +174,50 @@ def test_new_game_from_setup(client: FlaskClient, table: TableSession) -> None:
     body["topology"] = "nowhere"
     resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
     assert resp.status_code == 400 and "nowhere" in resp.get_json()["error"]
+
+
+def _jpeg() -> bytes:
+    import cv2
+    import numpy as np
+
+    image = np.full((240, 320, 3), (60, 140, 200), np.uint8)
+    ok, data = cv2.imencode(".jpg", image)
+    assert ok
+    return bytes(data.tobytes())
+
+
+def test_camera_placeholder_then_picture(client: FlaskClient, table: TableSession) -> None:
+    assert client.get("/camera.jpg").status_code == 404
+    assert "No camera, so nothing to calibrate" in client.get("/calibrate").get_data(as_text=True)
+    table.frame = _jpeg()
+    still = client.get("/camera.jpg")
+    assert still.status_code == 200 and still.data == table.frame
+    assert "Drag the four round handles" in client.get("/calibrate").get_data(as_text=True)
+    resp = client.get("/camera.mjpg", buffered=False)
+    first = next(iter(resp.response))
+    resp.close()
+    assert first.startswith(b"--frame\r\nContent-Type: image/jpeg") and table.frame in first
+
+
+def test_calibration_is_saved_with_pin_and_checked(
+    client: FlaskClient, table: TableSession, tmp_path: Path
+) -> None:
+    body = {
+        "name": "club-table",
+        "image": [320, 240],
+        "corners": [[40, 30], [280, 32], [282, 210], [38, 208]],
+    }
+    assert client.post("/api/calibration", json=body).status_code == 403
+    login(client)
+    token = csrf(client)
+    crossed = dict(body, corners=[[40, 30], [282, 210], [280, 32], [38, 208]])
+    resp = client.post("/api/calibration", json=crossed, headers={"X-CSRF-Token": token})
+    assert resp.status_code == 400 and "cross" in resp.get_json()["error"]
+    resp = client.post(
+        "/api/calibration", json=dict(body, name="../etc"), headers={"X-CSRF-Token": token}
+    )
+    assert resp.status_code == 400
+    resp = client.post("/api/calibration", json=body, headers={"X-CSRF-Token": token})
+    assert resp.status_code == 200
+    saved = json.loads(Path(resp.get_json()["saved"]).read_text())
+    assert saved["corners"][0] == [40.0, 30.0] and saved["board"] == "9"

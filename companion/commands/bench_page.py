@@ -128,7 +128,7 @@ def command(spectators: int, moves: int, delay: float) -> None:
     if not delays:
         raise click.ClickException("no move reached any spectator")
     delays.sort()
-    p99 = delays[min(len(delays) - 1, int(round(0.99 * (len(delays) - 1))))]
+    p99 = delays[min(len(delays) - 1, round(0.99 * (len(delays) - 1)))]
     click.echo(
         f"companion bench page: {spectators} SSE spectators over loopback, "
         f"{max(per_client)} moves each ({delay:g} s apart), {len(delays)} deliveries"
@@ -137,7 +137,9 @@ def command(spectators: int, moves: int, delay: float) -> None:
         f"  move accepted -> spectator received: median {statistics.median(delays) * 1000:.1f} ms, "
         f"p99 {p99 * 1000:.1f} ms, worst {delays[-1] * 1000:.1f} ms (target: p99 < 100 ms)"
     )
-    click.echo(f"  spectators that missed moves: {sum(1 for n in per_client if n < max(per_client))}")
+    click.echo(
+        f"  spectators that missed moves: {sum(1 for n in per_client if n < max(per_client))}"
+    )
     click.echo(
         f"  server memory: RSS {base['VmRSS'] / 1024:.1f} MiB idle, "
         f"{loaded['VmRSS'] / 1024:.1f} MiB with the spectators (peak {loaded['VmHWM'] / 1024:.1f} MiB)"
