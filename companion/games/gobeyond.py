@@ -63,6 +63,11 @@ Readings chosen where the sheet leaves room (each one is tested):
   (+ ``komi`` for player 1, 0 by default). The highest total among active players wins; on a
   tie the earlier player in turn order loses, so the latest of the tied players wins.
 - *Handicap* points go to the first player (player 0, who moves first).
+- *Turn duration* is stored (:attr:`GoBeyond.turn_seconds`, None = untimed) for the clock,
+  which lives elsewhere; a turn that times out is recorded as :meth:`~GoBeyond.skip`.
+- *Setup* (:meth:`~GoBeyond.setup`, a problem position or placed handicap stones) costs and pays
+  nothing and starts no turn.
+- Points are whole numbers; ``komi`` (a core knob, 0 here) may be fractional.
 """
 
 from __future__ import annotations
