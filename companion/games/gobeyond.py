@@ -224,7 +224,8 @@ class GoBeyond(GoGame):
         )
 
     def dividend_due(self, player: int | None = None) -> int:
-        """The dividend ``player`` (default: to move) is paid at the start of their turn now."""
+        """The dividend ``player`` (default: to move) would be paid if their turn started on
+        the board as it is now (for the player to move: what their next action collects)."""
         who = self.to_move if player is None else player
         return self.economy.dividend * len(self.claimed()[who])
 
@@ -268,7 +269,7 @@ class GoBeyond(GoGame):
     # ------------------------------------------------------------------ the turn
     def _turn_started(self, player: int) -> None:
         # Step 1: the player's own reservations lapse. Step 2: the dividend.
-        self._reservations = {s: p for s, p in self._reservations.items() if p != player}
+        self._drop_reservations(player)
         self.points[player] += self.dividend_due(player)
 
     def _refuse(self, spot: int, player: int) -> None:
