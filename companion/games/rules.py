@@ -135,3 +135,6 @@ def find_rules(name: str) -> type[GoGame]:
 def new_game(name: str, topology: Topology | None = None, **knobs: Any) -> GoGame:
     """A new game of the preset ``name`` on ``topology`` (the preset's board by default)."""
     return find_rules(name)(topology, **knobs)
+
+
+from companion.games import gobeyond  # noqa: E402, F401
