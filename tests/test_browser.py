@@ -145,6 +145,14 @@ def test_other_boards_draw(served: Any, page: Any) -> None:
         table.apply(it.PlayIntent(spot, table.state.game.to_move))
     page.wait_for_selector('circle.stone[data-spot="40"]', timeout=3000)
     page.screenshot(path=str(SHOTS / "hex-map.png"))
+    table.start_game("gobeyond", "hex-5", players=("Ann", "Bob", "Cy"), knobs={"starting": 50})
+    for spot in (10, 20, 30, 11, 21):
+        table.apply(it.PlayIntent(spot, table.state.game.to_move))
+    page.wait_for_selector('circle.stone[data-spot="21"]', timeout=3000)
+    page.wait_for_selector("#chart polyline", timeout=3000)
+    assert page.locator("#chart polyline").count() == 3  # one line of points per player
+    assert "40 points" in page.inner_text("#clocks")
+    page.screenshot(path=str(SHOTS / "gobeyond.png"))
     page.goto(url + "/archive/2")  # the stacked game
     page.wait_for_selector("circle.stone", timeout=5000)
     page.screenshot(path=str(SHOTS / "archive-replay.png"))
