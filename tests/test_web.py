@@ -143,9 +143,13 @@ def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSes
     table.apply(it.PlayIntent(40, 0))
     table.apply(it.PassIntent(1))
     sgf = client.get("/archive/1.sgf")
-    assert sgf.status_code == 200 and b";B[ee]" in sgf.data and b"PB[Ann]" in sgf.data
-    record = client.get("/archive/1.json").get_json()
-    assert [e["type"] for e in record["events"]][:2] == ["GameStarted", "MovePlayed"]
+    assert sgf.status_code == 200
+    assert b"B[ee]" in sgf.data and b"PB[Ann]" in sgf.data and b"BL[" in sgf.data
+    assert b"OT[" in sgf.data
+    record = json.loads(client.get("/archive/1.json").data)
+    assert record["format"] == "companion-game" and record["players"][0]["name"] == "Ann"
+    events = client.get("/archive/1.events.json").get_json()
+    assert [e["type"] for e in events["events"]][:2] == ["GameStarted", "MovePlayed"]
     frames = client.get("/api/archive/1").get_json()["frames"]
     assert [f["move_number"] for f in frames] == [0, 1, 2]
     assert client.get("/archive/99").status_code == 404
@@ -154,7 +158,8 @@ def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSes
 def test_sgf_refused_for_maps(client: FlaskClient, table: TableSession) -> None:
     table.start_game("chinese", "hex-5")
     resp = client.get("/archive/2.sgf")
-    assert resp.status_code == 409 and "square" in resp.get_json()["error"]
+    assert resp.status_code == 409 and "JSON record" in resp.get_json()["error"]
+    assert client.get("/archive/2.json").status_code == 200
 
 
 def test_new_game_from_setup(client: FlaskClient, table: TableSession) -> None:

@@ -304,9 +304,43 @@ def create_app(
             }
         )
 
+    def _record(game_id: int) -> Any:
+        from companion.web.export import record_of
+
+        events = journal.events(game_id)
+        if not events:
+            abort(404)
+        return record_of(events)
+
+    def _download(body: str | bytes, mimetype: str, filename: str) -> Response:
+        return Response(
+            body,
+            mimetype=mimetype,
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
     @app.get("/archive/<int:game_id>.json")
     def archive_json(game_id: int) -> Response:
-        """The game's journal events as a JSON document (a complete, replayable record)."""
+        """The game as a JSON game record (any board, any number of players)."""
+        from companion.records.json_record import write_json_record
+
+        return _download(
+            write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json"
+        )
+
+    @app.get("/archive/<int:game_id>.sgf")
+    def archive_sgf(game_id: int) -> Response:
+        from companion.records.sgf import write_sgf
+
+        try:
+            body = write_sgf(_record(game_id))
+        except CompanionError as exc:
+            return refuse(409, f"this game has no SGF form ({exc})")
+        return _download(body, "application/x-go-sgf", f"game-{game_id}.sgf")
+
+    @app.get("/archive/<int:game_id>.events.json")
+    def archive_events(game_id: int) -> Response:
+        """The game's journal events as they were stored (for debugging and audits)."""
         events = journal.events(game_id)
         if not events:
             abort(404)
@@ -319,25 +353,7 @@ def create_app(
             },
             indent=1,
         )
-        return Response(
-            body,
-            mimetype="application/json",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
-        )
-
-    @app.get("/archive/<int:game_id>.sgf")
-    def archive_sgf(game_id: int) -> Response:
-        from companion.web.export import sgf_of
-
-        try:
-            text = sgf_of(journal.replay(game_id))
-        except (CompanionError, ValueError) as exc:
-            return refuse(409, f"this game has no SGF form: {exc}")
-        return Response(
-            text,
-            mimetype="application/x-go-sgf",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.sgf"'},
-        )
+        return _download(body, "application/json", f"game-{game_id}-events.json")
 
     # ------------------------------------------------------------------ live
     @app.get("/events")
