@@ -91,6 +91,21 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     page.screenshot(path=str(SHOTS / "table-phone.png"), full_page=True)
 
 
+def test_a_dropped_page_catches_up_with_what_it_missed(served: Any, page: Any) -> None:
+    url, table = served
+    page.goto(url + "/")
+    page.wait_for_selector(".status.live", timeout=5000)
+    game = table.state.game
+    table.hub.drop_all()  # the Wi-Fi drops: every live page loses its stream
+    page.wait_for_selector(".status.down", timeout=3000)
+    for name in ("E5", "C3"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    # The browser reconnects with Last-Event-ID and gets both moves from the journal.
+    page.wait_for_selector(f'circle.stone[data-spot="{game.parse_spot("C3")}"]', timeout=5000)
+    feed = page.inner_text("#feed")
+    assert "Ann played E5" in feed and "Bob played C3" in feed
+
+
 def test_control_without_pin_is_refused(served: Any, page: Any) -> None:
     url, table = served
     page.goto(url + "/")

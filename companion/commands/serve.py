@@ -152,6 +152,13 @@ class Ticker:
     type=float,
     help="Seconds between clock snapshots in the journal.",
 )
+@click.option(
+    "--calibration-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the calibration page saves profiles "
+    "[default: $COMPANION_CALIBRATION or ./calibration].",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,
@@ -167,6 +174,7 @@ def command(
     demo_delay: float,
     demo_rest: float,
     snapshot_every: float,
+    calibration_dir: Path | None,
     log_events: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
@@ -219,7 +227,8 @@ def command(
         raise click.ClickException(f"cannot start the game: {exc}") from None
 
     pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
-    app = create_app(table, pin=pin)
+    calibration = calibration_dir or Path(os.environ.get("COMPANION_CALIBRATION") or "calibration")
+    app = create_app(table, pin=pin, calibration_dir=calibration)
     try:
         server = create_server(
             app,
