@@ -74,3 +74,7 @@ class JournalError(CompanionError, RuntimeError):
 
 class PinMapError(CompanionError, ValueError):
     """A hardware pin-map file (``hardware/pinmap.toml``) that cannot describe the wiring."""
+
+
+class SourceEnded(CompanionError, EOFError):
+    """A finite frame source (a folder of photos, a video file) has no more frames. Not a fault."""

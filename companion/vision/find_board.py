@@ -1,0 +1,277 @@
+"""Find a square Go board's grid in a photo, without help: the four corner intersections.
+
+How (classic OpenCV):
+
+1. **Lines.** A morphological black-hat picks out thin dark strokes (grid lines) on the
+   lighter board; stones are too big to respond. Working on a copy scaled to
+   :data:`WORK_SIDE` pixels keeps this fast.
+2. **The net.** A Go grid is one connected net of lines, by far the biggest connected stroke
+   structure on the board; its convex hull is the quadrilateral of the corner intersections
+   (perspective keeps straight lines straight). Candidate nets are scored by how grid-like
+   they are, not just by size, so writing on paper or a pile of stones beside the board loses.
+3. **Size.** Warped top-down, the line profile is matched against 9, 13 and 19 evenly spaced
+   lines (or just the size the caller names).
+4. **Refinement.** Every intersection is looked for near where the first guess puts it, and a
+   homography is fitted to those found (RANSAC). Intersections hidden under stones simply
+   drop out, so the fit uses the visible lines all over the board; stones then confirm it.
+
+Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
+(never a made-up board). Manual corners always override this (callers skip it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import BoardNotFound, VisionError
+from companion.vision.geometry import Corners, homography, project
+
+Image = NDArray[np.uint8]
+
+WORK_SIDE = 800  # longer side of the working copy, pixels
+SIZES = (19, 13, 9)
+MIN_SCORE = 0.35  # grid-likeness below this is "no board"
+
+
+@dataclass(frozen=True)
+class FoundBoard:
+    """A located grid: ``corners`` TL, TR, BR, BL corner intersections in input-image pixels."""
+
+    corners: Corners
+    size: int
+    score: float  # 0..1, how well lines fall on the fitted grid
+    seconds: float
+
+    def __repr__(self) -> str:
+        c = ", ".join(f"({x:.0f},{y:.0f})" for x, y in self.corners)
+        return f"<FoundBoard {self.size}x{self.size} score {self.score:.2f} corners {c}>"
+
+
+def order_corners(pts: NDArray[np.float64]) -> Corners:
+    """Four points as TL, TR, BR, BL as seen in the image (the board may be turned <45 deg)."""
+    p = np.asarray(pts, dtype=np.float64).reshape(4, 2)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # clockwise on screen (y down), starting near -180deg (left)
+    # start from the point with the smallest x + y (top-left)
+    start = int(np.argmin(p.sum(axis=1)))
+    return np.roll(p, -start, axis=0)
+
+
+def line_masks(gray: NDArray[np.uint8], kernel: int) -> tuple[NDArray[np.uint8], list[NDArray[np.uint8]]]:
+    """Black-hat response (thin dark strokes, relative to their surroundings) and two masks.
+
+    The relative mask keeps faint lines in dim corners; the absolute one keeps the grid apart
+    from textured dark cloth around the board. Both are tried.
+    """
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, k)
+    bh = cv2.subtract(closed, gray)
+    # Relative darkness (line vs its surroundings), so dim corners of the board count too.
+    rel = bh.astype(np.float32) / (closed.astype(np.float32) + 8.0)
+    rel_mask = ((rel > 0.1) & (bh >= 6)).astype(np.uint8) * 255
+    vals = bh[bh > 0]
+    thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
+    abs_mask = (bh > thr).astype(np.uint8) * 255
+    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
+
+
+def _quad_from_hull(points: NDArray[np.int32]) -> NDArray[np.float64] | None:
+    hull = cv2.convexHull(points)
+    peri = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.01, 0.12, 23):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            break
+    # fall back: the four hull points extreme along the diagonals
+    h = hull.reshape(-1, 2).astype(np.float64)
+    s, d = h.sum(axis=1), h[:, 0] - h[:, 1]
+    quad = np.array([h[np.argmin(s)], h[np.argmax(d)], h[np.argmax(s)], h[np.argmin(d)]])
+    if len({tuple(q) for q in quad}) < 4:
+        return None
+    return quad
+
+
+def _profile_score(top: NDArray[np.float32], n: int) -> float:
+    """How well ``n`` evenly spaced lines explain a top-down line response (0..1-ish)."""
+    side = top.shape[0]
+    margin = side / (n - 1) * 0.5
+    scores = []
+    for prof in (top.mean(axis=0), top.mean(axis=1)):
+        prof = np.asarray(prof, dtype=np.float64)
+        pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
+        mid = pos[:-1] + (pos[1] - pos[0]) / 2
+        on = np.array([prof[max(0, int(p) - 1) : int(p) + 2].max() for p in pos])
+        off = np.array([prof[max(0, int(p) - 1) : int(p) + 2].mean() for p in mid])
+        # lines must be on (almost) every position and absent between
+        on_level = np.median(on)
+        present = np.mean(on > 2 * off.mean())
+        scores.append((on_level - np.median(off)) / (on_level + 1e-6) * present)
+    return float(min(scores))
+
+
+def _warp_to(image: NDArray[np.uint8], quad: Corners, side: int, margin: int) -> NDArray[np.float32]:
+    """``quad`` warped onto the square ``[margin, side - margin - 1]`` of a ``side`` image."""
+    M = cv2.getPerspectiveTransform(quad.astype(np.float32), _square(side, margin))
+    return cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
+
+
+def _square(side: int, margin: int) -> NDArray[np.float32]:
+    lo, hi = margin, side - margin - 1
+    return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], dtype=np.float32)
+
+
+def guess_size(
+    bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int] = SIZES
+) -> tuple[int, float, Corners]:
+    """The grid size whose evenly spaced lines best explain the line response inside ``quad``."""
+    best: tuple[int, float, Corners] = (sizes[0], -1e9, quad)
+    for n in sizes:
+        side = 16 * (n - 1) + 16
+        s = _profile_score(_warp_to(bh, quad, side, 8), n)
+        if s > best[1]:
+            best = (n, s, quad)
+    return best
+
+
+def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float]:
+    """Snap every visible intersection and fit a homography to them; returns corners, inlier share."""
+    H = homography(quad, n)
+    rr, cc = np.mgrid[0:n, 0:n]
+    pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
+    img_pts = project(H, pts)
+    # local spacing in pixels for the search window
+    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+    r = max(2, int(round(sp * 0.3)))
+    arm = max(3, int(round(sp * 0.45)))
+    bhf = bh.astype(np.float32)
+    # cross response: sum of line response along a horizontal and a vertical arm
+    kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
+    kx[arm, :] = 1.0
+    kx[:, arm] = 1.0
+    cross = cv2.filter2D(bhf, -1, kx / kx.sum())
+    found_src, found_dst = [], []
+    h, w = bh.shape
+    for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
+        xi, yi = int(round(x)), int(round(y))
+        x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
+        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+            continue
+        win = cross[y0:y1, x0:x1]
+        j = int(np.argmax(win))
+        peak = float(win.flat[j])
+        if peak < 8.0:
+            continue
+        dy, dx = divmod(j, win.shape[1])
+        found_src.append((bx, by))
+        found_dst.append((x0 + dx, y0 + dy))
+    if len(found_src) < max(8, n * n // 6):
+        return quad, 0.0
+    src = np.array(found_src, np.float32)
+    dst = np.array(found_dst, np.float32)
+    H2, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(1.5, sp * 0.12))
+    if H2 is None:
+        return quad, 0.0
+    corners = project(H2, np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64))
+    return corners, float(inl.sum()) / (n * n)
+
+
+def _best_candidate(
+    mask: NDArray[np.uint8],
+    bh: NDArray[np.uint8],
+    sizes: Sequence[int],
+    fixed: bool,
+    best: tuple[float, Corners, int] | None,
+) -> tuple[float, Corners, int] | None:
+    """The most grid-like of the biggest stroke nets in ``mask`` (alone or with nearby pieces)."""
+    min_side = min(mask.shape) * 0.15
+    n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1
+    for comp in order:
+        x, y, bw, bhh, area = stats[comp]
+        if bw < min_side or bhh < min_side:
+            continue
+        own = (labels == comp).astype(np.uint8)
+        for merged in (False, True):
+            if merged:
+                # Stones cut the net into pieces: take in pieces within ~0.6 of a cell.
+                cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
+                r = max(2, int(round(cell * 0.6)))
+                grown = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+                touch = np.unique(labels[(grown > 0) & (labels > 0)])
+                big = [t for t in touch if stats[t, cv2.CC_STAT_AREA] >= 20]
+                if len(big) <= 1:
+                    continue
+                sel = np.isin(labels, big)
+            else:
+                sel = own > 0
+            ys, xs = np.nonzero(sel)
+            pts = np.stack([xs, ys], axis=1).astype(np.int32)
+            quad = _quad_from_hull(pts)
+            if quad is None:
+                continue
+            quad = order_corners(quad)
+            n, score, corners = guess_size(bh, quad, sizes)
+            if best is None or score > best[0]:
+                best = (score, corners, n)
+    return best
+
+
+def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
+    """Locate the grid of a square board; ``size`` if known, else the best of 9, 13 and 19.
+
+    Raises :class:`BoardNotFound` when nothing grid-like enough is in the picture.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.dtype != np.uint8:
+        raise VisionError("expected an 8-bit colour image")
+    if size is not None and not 2 <= size <= 25:
+        raise VisionError(f"board size {size} is not 2..25")
+    h0, w0 = image.shape[:2]
+    scale = WORK_SIDE / max(h0, w0)
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    if scale >= 1:
+        scale = 1.0
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    kernel = max(5, int(round(min(gray.shape) / 60)) | 1)
+    bh, masks = line_masks(gray, kernel)
+    sizes = (size,) if size else SIZES
+    best: tuple[float, Corners, int] | None = None
+    for mask in masks:
+        best = _best_candidate(mask, bh, sizes, size is not None, best)
+    if best is None or best[0] < MIN_SCORE:
+        raise BoardNotFound("no board grid found in the image")
+    score, quad, n = best
+    for _ in range(2):
+        refined, share = _refine(bh, quad, n)
+        if share < 0.3:
+            break
+        quad = refined
+    corners = order_corners(quad) / scale
+    return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def find_boards(image: Image, *, count: int = 2, size: int | None = None) -> list[FoundBoard]:
+    """Find ``count`` boards side by side in one frame (a stacked board's layers), left to right.
+
+    Each board found is painted over (with the image's median colour, a cell beyond its grid)
+    before looking for the next. Raises :class:`BoardNotFound` if fewer are found.
+    """
+    work = image.copy()
+    fill = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8).tolist()
+    found: list[FoundBoard] = []
+    for _ in range(count):
+        fb = find_board(work, size=size)
+        found.append(fb)
+        c = fb.corners.mean(axis=0)
+        grown = c + (fb.corners - c) * (1 + 2.0 / (fb.size - 1))
+        cv2.fillConvexPoly(work, grown.astype(np.int32), fill)
+    return sorted(found, key=lambda f: float(f.corners[:, 0].mean()))

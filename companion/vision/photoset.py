@@ -1,0 +1,101 @@
+"""Labelled photo folders (the ``shared/data/photos`` format): load images, labels and corners.
+
+Format: every ``X.jpg`` / ``X.png`` has ``X.txt`` with N lines of N tokens (``.`` ``B`` ``W``);
+a folder may hold ``corners.json`` mapping paths relative to it to the four corner
+intersections (TL, TR, BR, BL). A ``corners.json`` applies to its folder and everything below.
+Photos without a label file are skipped; a malformed label raises :class:`VisionError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """One photo with its truth. ``group`` is the folder relative to the walked root."""
+
+    path: Path
+    group: str
+    rows: tuple[str, ...]
+    corners: tuple[tuple[float, float], ...] | None
+
+    @property
+    def size(self) -> int:
+        return len(self.rows)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(tok for row in self.rows for tok in row.split())
+
+
+def load_image(path: str | Path) -> NDArray[np.uint8]:
+    """A BGR image from a file, pixels as stored; :class:`VisionError` if missing or unreadable.
+
+    EXIF orientation is ignored on purpose: labels, corners and the camera all speak of the
+    image as stored, and a phone's rotation flag would silently turn the board.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise VisionError("no such file")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
+    if image is None:
+        raise VisionError("not an image file OpenCV can read")
+    return image
+
+
+def parse_label(text: str, *, name: str = "label") -> tuple[str, ...]:
+    """Rows of a label file, checked to be square with only ``. B W`` tokens."""
+    rows = tuple(" ".join(line.split()) for line in text.strip().splitlines() if line.strip())
+    n = len(rows)
+    if n < 2:
+        raise VisionError(f"{name}: fewer than two rows")
+    for i, row in enumerate(rows):
+        toks = row.split()
+        if len(toks) != n or any(t not in ".BW" for t in toks):
+            raise VisionError(f"{name}: row {i} is not {n} tokens of . B W")
+    return rows
+
+
+def _corner_files(root: Path) -> dict[Path, tuple[tuple[float, float], ...]]:
+    found: dict[Path, tuple[tuple[float, float], ...]] = {}
+    for cj in sorted(root.rglob("corners.json")):
+        try:
+            data = json.loads(cj.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise VisionError(f"{cj}: {exc}") from exc
+        for rel, pts in data.items():
+            quad = tuple((float(x), float(y)) for x, y in pts)
+            if len(quad) != 4:
+                raise VisionError(f"{cj}: {rel} does not have four corners")
+            found[(cj.parent / rel).resolve()] = quad
+    return found
+
+
+def walk(root: str | Path) -> Iterator[LabelledPhoto]:
+    """Every labelled photo under ``root``, sorted by path."""
+    base = Path(root)
+    if not base.is_dir():
+        raise VisionError(f"{base}: not a folder")
+    corners = _corner_files(base)
+    for p in sorted(base.rglob("*")):
+        if p.suffix.lower() not in IMAGE_SUFFIXES or not p.is_file():
+            continue
+        label = p.with_suffix(".txt")
+        if not label.is_file():
+            continue
+        rows = parse_label(label.read_text(), name=str(label))
+        group = str(p.parent.relative_to(base)) if p.parent != base else "."
+        yield LabelledPhoto(path=p, group=group, rows=rows, corners=corners.get(p.resolve()))
