@@ -1,0 +1,54 @@
+"""Records on disk: :func:`load_record` reads SGF or a JSON record, :func:`save_record` writes.
+
+The format is told by the content, not the file name: a JSON record starts with ``{``, anything
+else is read as SGF. Nothing is written unless serialising succeeded, so a failed save never
+leaves half a file in place of a good one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from companion.errors import RecordError
+from companion.records.json_record import read_json_record, write_json_record
+from companion.records.record import GameRecord
+from companion.records.sgf import read_sgf, write_sgf
+
+
+def parse_record(data: bytes, *, name: str = "record") -> GameRecord:
+    """A record from file bytes (JSON record or SGF); RecordError when it is neither."""
+    if data.lstrip()[:1] == b"{":
+        return read_json_record(data, name=name)
+    return read_sgf(data, name=name)
+
+
+def load_record(path: str | Path) -> GameRecord:
+    """Read a record file; RecordError (never OSError) when it cannot be read or understood."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_record(data, name=str(path))
+
+
+def save_record(record: GameRecord, path: str | Path) -> None:
+    """Write ``record`` as SGF (``.sgf``) or as a JSON record (any other suffix), atomically.
+
+    Raises RecordError when the record does not fit the format (SGF: two-player grids only)
+    or the file cannot be written.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".sgf":
+        data = write_sgf(record)
+    else:
+        data = write_json_record(record).encode("utf-8")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot write: {exc.strerror or exc}") from None
