@@ -26,6 +26,8 @@ import random
 from collections.abc import Iterable, Sequence
 
 EMPTY = -1
+#: The largest self-atari chain a playout may still make inside an opponent's eye space.
+NAKADE = 5
 
 
 class PlayoutBoard:
@@ -166,7 +168,7 @@ class PlayoutBoard:
                 if len(after) > 2:
                     break
             after.discard(spot)
-            if len(after) < 2 and size >= self_atari:
+            if len(after) < 2 and size >= self_atari and not self._nakade(spot, player, friends, size):
                 return False
         # Apply.
         colour[spot] = player
@@ -211,6 +213,35 @@ class PlayoutBoard:
             if taken == 1 and len(stones[big]) == 1 and len(libs[big]) == 1:
                 self.ko = last
         return True
+
+    def _nakade(self, spot: int, player: int, friends: list[int], size: int) -> bool:
+        """Whether a self-atari at ``spot`` may be a killing throw-in: the chain it makes is
+        small (at most ``NAKADE`` stones) and touches stones of one opponent chain only, so
+        it sits inside that chain's eye space, and that chain keeps two liberties. A
+        self-atari that touches two opponent chains, or that leaves the opponent short of
+        liberties too (a seki's shared liberty), is not."""
+        if size > NAKADE:
+            return False
+        colour, head, nbrs = self.colour, self._head, self._nbrs
+        mine = [spot]
+        for h in friends:
+            mine.extend(self._stones[h])
+        other = -1
+        for s in mine:
+            for n in nbrs[s]:
+                c = colour[n]
+                if c == EMPTY or c == player:
+                    continue
+                h = head[n]
+                if other == -1:
+                    other = h
+                elif h != other:
+                    return False
+        if other == -1:
+            return False
+        # In a seki the filler's opponent is short of liberties too: not a throw-in.
+        left = self._libs[other]
+        return len(left) > 2 or (len(left) == 2 and spot not in left)
 
     def _take(self, spot: int) -> None:
         """Drop ``spot`` from the empty list (O(1) swap)."""
