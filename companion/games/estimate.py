@@ -36,8 +36,10 @@ from dataclasses import dataclass
 from companion.games.fastboard import EMPTY, PlayoutBoard
 from companion.games.go import GoGame, Score
 
-#: Default number of playouts; :func:`estimate` may stop earlier on ``time_budget``.
+#: Most playouts per estimate; :func:`estimate` stops earlier once every verdict is settled
+#: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
 PLAYOUTS = 400
+MIN_PLAYOUTS = 96
 
 
 @dataclass(frozen=True)
@@ -177,10 +179,23 @@ def benson(
 
 
 # ---------------------------------------------------------------------- estimate
+def _settled(counts: list[list[int]], watched: list[tuple[int, tuple[int, ...]]], done: int) -> bool:
+    """Whether more playouts could still flip a chain's verdict: every chain's kept share is
+    more than three standard errors away from one half (a chain kept in none or all of
+    ``done`` playouts counts as settled)."""
+    for owner, stones in watched:
+        row = counts[owner]
+        kept = sum(row[s] for s in stones) / (len(stones) * done)
+        if 0.0 < kept < 1.0 and abs(kept - 0.5) <= 3.0 * (kept * (1.0 - kept) / done) ** 0.5:
+            return False
+    return True
+
+
 def estimate(
     game: GoGame,
     *,
     playouts: int = PLAYOUTS,
+    min_playouts: int = MIN_PLAYOUTS,
     seed: int = 0,
     time_budget: float | None = None,
     unsure: float = 0.2,
@@ -188,9 +203,10 @@ def estimate(
 ) -> Estimate:
     """Estimate the end of ``game``'s current position (see the module docstring).
 
-    ``playouts`` is the most playouts run; ``time_budget`` (seconds) stops earlier, which makes
-    the result depend on the machine's speed; without it the estimate is deterministic for a
-    given ``seed``. A chain is dead when its owner keeps it in fewer than half the playouts,
+    ``playouts`` is the most playouts run. After ``min_playouts`` the estimate stops as soon as
+    no chain's verdict is within three standard errors of one half. ``time_budget`` (seconds)
+    stops earlier still, which makes the result depend on the machine's speed; without it the
+    estimate is deterministic for a given ``seed``. A chain is dead when its owner keeps it in fewer than half the playouts,
     unsure when that share is within ``unsure`` of one half. An empty spot is dame when no
     player owns it in more than ``dame_share`` of the playouts. Raises ValueError for
     ``playouts`` < 1. The game is not changed.
@@ -223,6 +239,11 @@ def estimate(
     root = PlayoutBoard(nbrs, colour, players=players, to_move=game.to_move, frozen=frozen)
     rng = random.Random(seed)
     counts = [[0] * n for _ in range(players)]
+    watched = [
+        (owner, tuple(stones))
+        for owner, stones, _ in game.chains()
+        if not (stones <= certain_alive or stones & certain_dead)
+    ]
     done = 0
     while done < playouts:
         final = root.copy().playout(rng)
@@ -231,6 +252,8 @@ def estimate(
                 counts[owner][s] += 1
         done += 1
         if time_budget is not None and time.perf_counter() - start > time_budget:
+            break
+        if done >= min_playouts and done % 16 == 0 and _settled(counts, watched, done):
             break
     shares_l = [[c / done for c in row] for row in counts]
     for s in range(n):
