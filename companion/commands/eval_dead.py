@@ -144,7 +144,9 @@ def command(
 ) -> None:
     """Measure dead stones and results against the files in DIRECTORY (see module docs)."""
     files = sorted(
-        p for p in directory.rglob("*") if p.is_file() and p.suffix.lower() in (".game", ".sgf", ".json")
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and p.suffix.lower() in (".game", ".sgf", ".json")
     )
     if limit is not None:
         files = files[:limit]

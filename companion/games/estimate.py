@@ -179,7 +179,9 @@ def benson(
 
 
 # ---------------------------------------------------------------------- estimate
-def _settled(counts: list[list[int]], watched: list[tuple[int, tuple[int, ...]]], done: int) -> bool:
+def _settled(
+    counts: list[list[int]], watched: list[tuple[int, tuple[int, ...]]], done: int
+) -> bool:
     """Whether more playouts could still flip a chain's verdict: every chain's kept share is
     more than three standard errors away from one half (a chain kept in none or all of
     ``done`` playouts counts as settled)."""
@@ -231,7 +233,9 @@ def estimate(
         for region in safe:
             for s in region:
                 certain_owner[s] = p
-    certain_dead = {s for s in range(n) if board[s] != EMPTY and certain_owner[s] not in (EMPTY, board[s])}
+    certain_dead = {
+        s for s in range(n) if board[s] != EMPTY and certain_owner[s] not in (EMPTY, board[s])
+    }
     frozen = [s for s in range(n) if certain_owner[s] != EMPTY and board[s] != certain_owner[s]]
     frozen_set = set(frozen)
     colour = [EMPTY if s in frozen_set else c for s, c in enumerate(board)]

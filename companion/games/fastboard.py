@@ -168,7 +168,11 @@ class PlayoutBoard:
                 if len(after) > 2:
                     break
             after.discard(spot)
-            if len(after) < 2 and size >= self_atari and not self._nakade(spot, player, friends, size):
+            if (
+                len(after) < 2
+                and size >= self_atari
+                and not self._nakade(spot, player, friends, size)
+            ):
                 return False
         # Apply.
         colour[spot] = player
@@ -230,7 +234,7 @@ class PlayoutBoard:
         for s in mine:
             for n in nbrs[s]:
                 c = colour[n]
-                if c == EMPTY or c == player:
+                if c in (EMPTY, player):
                     continue
                 h = head[n]
                 if other == -1:

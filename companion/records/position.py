@@ -42,7 +42,9 @@ class Position:
     def dead(self) -> frozenset[int]:
         """The stones the removal grid marks dead."""
         return frozenset(
-            s for s, (c, r) in enumerate(zip(self.board, self.removal, strict=False)) if r and c != EMPTY
+            s
+            for s, (c, r) in enumerate(zip(self.board, self.removal, strict=False))
+            if r and c != EMPTY
         )
 
     def game(self, rules: str = "japanese", **knobs: object) -> GoGame:
@@ -50,9 +52,7 @@ class Position:
         liberty (no real board shows that)."""
         game = new_game(rules, self.topology, **knobs)
         try:
-            game.setup(
-                {s: c for s, c in enumerate(self.board) if c != EMPTY}, to_move=self.to_move
-            )
+            game.setup({s: c for s, c in enumerate(self.board) if c != EMPTY}, to_move=self.to_move)
         except Exception as exc:  # IllegalMove from setup
             raise RecordError(f"impossible position: {exc}") from None
         return game
@@ -82,9 +82,7 @@ def read_position(text: str, *, name: str = "position") -> Position:
         try:
             grids[-1].append([_VALUES[w] for w in words])
         except KeyError as exc:
-            raise RecordError(
-                f"{name}, line {number}: {exc.args[0]!r} is not 1, -1 or 0"
-            ) from None
+            raise RecordError(f"{name}, line {number}: {exc.args[0]!r} is not 1, -1 or 0") from None
     for key in ("height", "width"):
         if key not in header:
             raise RecordError(f"{name}: no {key} line")
