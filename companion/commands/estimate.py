@@ -114,6 +114,7 @@ def as_json(path: Path, game: GoGame, est: Estimate) -> dict[str, Any]:
         ],
         "playouts": est.playouts,
         "seconds": round(est.seconds, 3),
+        "cpu_seconds": round(est.cpu_seconds, 3),
     }
 
 

@@ -11,7 +11,9 @@ Two kinds of files are read below DIR (recursively):
   that cannot be replayed, are counted as skipped with the reason.
 
 Every estimate uses the same fixed seed, so two runs print the same figures (unless
-``--time-budget`` cuts playouts short). Times are wall-clock seconds per position on one core.
+``--time-budget`` cuts playouts short). Times per position are CPU seconds of this process
+(it runs on one core), so they do not grow when other programs share the machine; the wall
+time of the whole run is printed too.
 ``--list`` prints each position's outcome; ``--json`` one object with the totals.
 """
 
@@ -89,11 +91,11 @@ def _position(path: Path, tally: _Tally, knobs: dict[str, Any]) -> None:
     tally.stones_right += right
     exact = right == len(stones)
     tally.exact += exact
-    tally.timed(_board_name(game), est.seconds)
+    tally.timed(_board_name(game), est.cpu_seconds)
     wrong = len(stones) - right
     tally.lines.append(
         f"{'ok ' if exact else 'BAD'} {path.name}: {wrong} stone(s) wrong, "
-        f"{len(est.unsure)} unsure, {est.seconds:.2f} s"
+        f"{len(est.unsure)} unsure, {est.cpu_seconds:.2f} s CPU"
     )
 
 
@@ -114,10 +116,10 @@ def _record(path: Path, tally: _Tally, knobs: dict[str, Any]) -> None:
     ok = letter == wanted[0] and abs(got.margin - wanted[1]) < 1e-6
     tally.reproduced += ok
     tally.winner_right += letter == wanted[0]
-    tally.timed(_board_name(game), est.seconds)
+    tally.timed(_board_name(game), est.cpu_seconds)
     tally.lines.append(
         f"{'ok ' if ok else 'BAD'} {path.name}: recorded {record.result}, "
-        f"estimated {got.text()}, {len(est.unsure)} unsure stones, {est.seconds:.2f} s"
+        f"estimated {got.text()}, {len(est.unsure)} unsure stones, {est.cpu_seconds:.2f} s CPU"
     )
 
 
@@ -218,7 +220,7 @@ def command(
         )
     for board, t in times.items():
         click.echo(
-            f"  time per {board} position: mean {t['mean']:.3f} s, median {t['median']:.3f} s,"
+            f"  CPU time per {board} position: mean {t['mean']:.3f} s, median {t['median']:.3f} s,"
             f" max {t['max']:.3f} s ({t['count']} positions)"
         )
     if tally.skipped:

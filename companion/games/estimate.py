@@ -70,6 +70,8 @@ class Estimate:
     ``shares[p][s]``: how often player p owns spot s at the end. ``ownership[s]``: for two
     players ``shares[0][s] - shares[1][s]`` (+1 Black, -1 White); for more players the share
     of the spot's likeliest owner. ``dead``/``unsure`` are stone spots, ``dame`` empty spots.
+    ``seconds`` is wall-clock time, ``cpu_seconds`` the process's CPU time (one core: the
+    figure that does not grow when other programs share the machine).
     """
 
     shares: tuple[tuple[float, ...], ...]
@@ -82,6 +84,7 @@ class Estimate:
     projected: tuple[float, ...]
     playouts: int
     seconds: float
+    cpu_seconds: float
 
     def owner(self, spot: int) -> int | None:
         """The likeliest owner of ``spot`` at the end, or None when it is likely nobody's."""
@@ -216,6 +219,7 @@ def estimate(
     if playouts < 1:
         raise ValueError("an estimate needs at least one playout")
     start = time.perf_counter()
+    cpu_start = time.process_time()
     topo = game.topology
     nbrs = topo.neighbours
     board = game.board
@@ -315,4 +319,5 @@ def estimate(
         projected=projected,
         playouts=done,
         seconds=time.perf_counter() - start,
+        cpu_seconds=time.process_time() - cpu_start,
     )
