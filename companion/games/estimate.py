@@ -182,15 +182,28 @@ def benson(
 
 
 # ---------------------------------------------------------------------- estimate
+def _kept(
+    by_first: list[list[list[int]]], runs: list[int], owner: int, stones: Sequence[int]
+) -> float:
+    """The share of playouts, among those in which an opponent of ``owner`` moved first, that
+    end with ``owner`` still on ``stones`` (all playouts when there are no such playouts)."""
+    firsts = [f for f in range(len(runs)) if f != owner and runs[f]] or [
+        f for f in range(len(runs)) if runs[f]
+    ]
+    total = sum(runs[f] for f in firsts) * len(stones)
+    held = sum(by_first[f][owner][s] for f in firsts for s in stones)
+    return held / total if total else 0.5
+
+
 def _settled(
-    counts: list[list[int]], watched: list[tuple[int, tuple[int, ...]]], done: int
+    by_first: list[list[list[int]]], runs: list[int], watched: list[tuple[int, tuple[int, ...]]]
 ) -> bool:
     """Whether more playouts could still flip a chain's verdict: every chain's kept share is
-    more than three standard errors away from one half (a chain kept in none or all of
-    ``done`` playouts counts as settled)."""
+    more than three standard errors away from one half (a chain kept in none or all of its
+    playouts counts as settled)."""
     for owner, stones in watched:
-        row = counts[owner]
-        kept = sum(row[s] for s in stones) / (len(stones) * done)
+        kept = _kept(by_first, runs, owner, stones)
+        done = sum(runs) - runs[owner]
         if 0.0 < kept < 1.0 and abs(kept - 0.5) <= 3.0 * (kept * (1.0 - kept) / done) ** 0.5:
             return False
     return True
@@ -205,6 +218,7 @@ def estimate(
     time_budget: float | None = None,
     unsure: float = 0.2,
     dame_share: float = 0.5,
+    rotate: bool = True,
 ) -> Estimate:
     """Estimate the end of ``game``'s current position (see the module docstring).
 
@@ -246,7 +260,8 @@ def estimate(
     # 2. Playouts.
     root = PlayoutBoard(nbrs, colour, players=players, to_move=game.to_move, frozen=frozen)
     rng = random.Random(seed)
-    counts = [[0] * n for _ in range(players)]
+    by_first = [[[0] * n for _ in range(players)] for _ in range(players)]
+    runs = [0] * players
     watched = [
         (owner, tuple(stones))
         for owner, stones, _ in game.chains()
@@ -254,16 +269,24 @@ def estimate(
     ]
     done = 0
     while done < playouts:
-        final = root.copy().playout(rng)
+        board_copy = root.copy()
+        first = (game.to_move + done) % players if rotate else game.to_move
+        board_copy.to_move = first
+        final = board_copy.playout(rng)
+        counts = by_first[first]
         for s, owner in enumerate(final):
             if owner >= 0:
                 counts[owner][s] += 1
+        runs[first] += 1
         done += 1
         if time_budget is not None and time.perf_counter() - start > time_budget:
             break
-        if done >= min_playouts and done % 16 == 0 and _settled(counts, watched, done):
+        if done >= min_playouts and done % 16 == 0 and _settled(by_first, runs, watched):
             break
-    shares_l = [[c / done for c in row] for row in counts]
+    shares_l = [
+        [sum(by_first[f][p][s] for f in range(players)) / done for s in range(n)]
+        for p in range(players)
+    ]
     for s in range(n):
         p = certain_owner[s]
         if p != EMPTY:
@@ -277,7 +300,7 @@ def estimate(
         elif stones & certain_dead:
             kept, certain = 0.0, True
         else:
-            kept = sum(shares_l[owner][s] for s in stones) / len(stones)
+            kept = _kept(by_first, runs, owner, tuple(stones))
             certain = False
         status = "alive" if kept >= 0.5 else "dead"
         groups.append(
