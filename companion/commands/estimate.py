@@ -28,16 +28,13 @@ Exit status 0; 2 for a file that cannot be read or replayed (the reason on stder
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
 from companion.errors import CompanionError
-from companion.games.estimate import PLAYOUTS, Estimate, estimate
+from companion.games.estimate import PLAYOUTS, Estimate, estimate, to_json
 from companion.games.go import EMPTY, LETTERS, GoGame
-from companion.games.topology import Topology
 from companion.records.files import load_record
 from companion.records.position import load_position
 
@@ -52,70 +49,6 @@ def load_game(path: Path, rules: str | None) -> GoGame:
         first = problems[0]
         raise CompanionError(f"{path}: move {first.move} is refused: {first.message}")
     return game
-
-
-def spot_key(topology: Topology, spot: int) -> Any:
-    """``[row, col]`` on grids, the spot id elsewhere."""
-    if topology.shape is not None and topology.shape[0] == 1:
-        _, row, col = topology.point(spot)
-        return [row, col]
-    return topology.ids[spot]
-
-
-def spots_json(topology: Topology, spots: Iterable[int]) -> list[Any]:
-    return [spot_key(topology, s) for s in sorted(spots)]
-
-
-def grid_values(topology: Topology, values: Sequence[float]) -> Any:
-    """Per-spot values laid out as the board: rows, layers of rows, or an id map."""
-    shape = topology.shape
-    if shape is None:
-        return {topology.ids[s]: round(v, 3) for s, v in enumerate(values)}
-    layers, height, width = shape
-    rows = [
-        [round(values[(layer * height + r) * width + c], 3) for c in range(width)]
-        for layer in range(layers)
-        for r in range(height)
-    ]
-    if layers == 1:
-        return rows
-    return [rows[i * height : (i + 1) * height] for i in range(layers)]
-
-
-def as_json(path: Path, game: GoGame, est: Estimate) -> dict[str, Any]:
-    topo = game.topology
-    letters = LETTERS[: game.players]
-    return {
-        "file": str(path),
-        "board": topo.signature,
-        "rules": game.name,
-        "komi": game.knobs.komi,
-        "to_move": letters[game.to_move],
-        "dead": spots_json(topo, est.dead),
-        "unsure": spots_json(topo, est.unsure),
-        "dame": spots_json(topo, est.dame),
-        "ownership": grid_values(topo, est.ownership),
-        "result": est.score.text(),
-        "score": {
-            "method": est.score.method,
-            "points": dict(zip(letters, est.score.points, strict=True)),
-        },
-        "projected": {p: round(v, 2) for p, v in zip(letters, est.projected, strict=True)},
-        "groups": [
-            {
-                "owner": letters[g.owner],
-                "stones": spots_json(topo, g.stones),
-                "status": g.status,
-                "kept": round(g.kept, 3),
-                "unsure": g.unsure,
-                "certain": g.certain,
-            }
-            for g in est.groups
-        ],
-        "playouts": est.playouts,
-        "seconds": round(est.seconds, 3),
-        "cpu_seconds": round(est.cpu_seconds, 3),
-    }
 
 
 def board_text(game: GoGame, est: Estimate) -> list[str]:
@@ -164,7 +97,7 @@ def command(
         raise SystemExit(2) from None
     est = estimate(game, playouts=playouts, seed=seed, time_budget=time_budget)
     if json_out:
-        click.echo(json.dumps(as_json(file, game, est)))
+        click.echo(json.dumps({"file": str(file), **to_json(game, est)}))
         return
     topo = game.topology
     click.echo(f"{file}: {topo.signature}, {game.name} rules, komi {game.knobs.komi:g}")

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from companion.games.fastboard import EMPTY, PlayoutBoard
-from companion.games.go import GoGame, Score
+from companion.games.go import LETTERS, GoGame, Score
+from companion.games.topology import Topology
 
 #: Most playouts per estimate; :func:`estimate` stops earlier once every verdict is settled
 #: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
@@ -344,3 +346,75 @@ def estimate(
         seconds=time.perf_counter() - start,
         cpu_seconds=time.process_time() - cpu_start,
     )
+
+
+# ---------------------------------------------------------------------- plain data
+def spot_key(topology: Topology, spot: int) -> list[int] | str:
+    """How a spot is named in JSON: ``[row, col]`` from the top-left on grids, else its id."""
+    if topology.shape is not None and topology.shape[0] == 1:
+        _, row, col = topology.point(spot)
+        return [row, col]
+    return topology.ids[spot]
+
+
+def _spots(topology: Topology, spots: Iterable[int]) -> list[list[int] | str]:
+    return [spot_key(topology, s) for s in sorted(spots)]
+
+
+def board_values(topology: Topology, values: Sequence[float]) -> Any:
+    """Per-spot values laid out as the board: rows (grids), a grid of rows per layer
+    (stacked), or ``{spot id: value}`` (maps). Rounded to 3 decimals."""
+    shape = topology.shape
+    if shape is None:
+        return {topology.ids[s]: round(v, 3) for s, v in enumerate(values)}
+    layers, height, width = shape
+    rows = [
+        [round(values[(layer * height + r) * width + c], 3) for c in range(width)]
+        for layer in range(layers)
+        for r in range(height)
+    ]
+    if layers == 1:
+        return rows
+    return [rows[i * height : (i + 1) * height] for i in range(layers)]
+
+
+def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
+    """The estimate as plain JSON data, for ``companion estimate --json`` and the page.
+
+    Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
+    ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
+    the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
+    (mean final area per player, komi included), groups, playouts, seconds, cpu_seconds.
+    """
+    topo = game.topology
+    letters = LETTERS[: game.players]
+    return {
+        "board": topo.signature,
+        "rules": game.name,
+        "komi": game.knobs.komi,
+        "to_move": letters[game.to_move],
+        "dead": _spots(topo, est.dead),
+        "unsure": _spots(topo, est.unsure),
+        "dame": _spots(topo, est.dame),
+        "ownership": board_values(topo, est.ownership),
+        "result": est.score.text(),
+        "score": {
+            "method": est.score.method,
+            "points": dict(zip(letters, est.score.points, strict=True)),
+        },
+        "projected": {p: round(v, 2) for p, v in zip(letters, est.projected, strict=True)},
+        "groups": [
+            {
+                "owner": letters[g.owner],
+                "stones": _spots(topo, g.stones),
+                "status": g.status,
+                "kept": round(g.kept, 3),
+                "unsure": g.unsure,
+                "certain": g.certain,
+            }
+            for g in est.groups
+        ],
+        "playouts": est.playouts,
+        "seconds": round(est.seconds, 3),
+        "cpu_seconds": round(est.cpu_seconds, 3),
+    }
