@@ -1,9 +1,9 @@
-"""Record the bundled demo game: GNU Go 3.8 playing itself over GTP (Debian package gnugo).
+"""Make companion/demo/demo-game.sgf: GNU Go (Debian's gnugo) playing itself over GTP.
 
-The demo that `companion serve --demo` replays must stand on its own (a user's machine has no
-../shared), so we record a real game once and ship the SGF. Run from the repository root:
+    python scripts/make_demo_game.py [--size 13] [--level 1] [--seed 7]
 
-    .venv/bin/python -m scripts.make_demo_game --size 13 --out companion/demo/demo-game.sgf
+The dead stones GNU Go reports at the end (``final_status_list dead``) are stored as ``MA``
+marks on the last node, so the demo can show a cleanup with the same dead groups.
 """
 
 from __future__ import annotations
@@ -14,72 +14,71 @@ from pathlib import Path
 
 from sgfmill import common, sgf
 
-
-class Gtp:
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            ["/usr/games/gnugo", "--mode", "gtp", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-
-    def send(self, command: str) -> str:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if line.strip() == "" and lines:
-                break
-            if line.strip():
-                lines.append(line.strip())
-        reply = "\n".join(lines)
-        if not reply.startswith("="):
-            raise RuntimeError(f"{command}: {reply}")
-        return reply[1:].strip()
+OUT = Path(__file__).resolve().parents[1] / "companion" / "demo" / "demo-game.sgf"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=13)
-    parser.add_argument("--komi", type=float, default=6.5)
-    parser.add_argument("--level", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--level", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    gtp = Gtp("--level", str(args.level), "--seed", str(args.seed))
-    gtp.send(f"boardsize {args.size}")
-    gtp.send("clear_board")
-    gtp.send(f"komi {args.komi}")
-    passes = 0
-    colour = "black"
-    moves: list[tuple[str, str]] = []
-    while passes < 2:
-        move = gtp.send(f"genmove {colour}")
-        moves.append((colour[0], move))
-        passes = passes + 1 if move.lower() == "pass" else 0
-        colour = "white" if colour == "black" else "black"
-    score = gtp.send("final_score")
-    gtp.send("quit")
+    proc = subprocess.Popen(
+        ["gnugo", "--mode", "gtp", "--level", str(args.level), "--seed", str(args.seed),
+         "--chinese-rules", "--komi", "7.5"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+
+    def gtp(command: str) -> str:
+        assert proc.stdin and proc.stdout
+        proc.stdin.write(command + "\n")
+        proc.stdin.flush()
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            if line.strip() == "" and lines:
+                break
+            if line.strip():
+                lines.append(line.strip())
+        answer = "\n".join(lines)
+        if not answer.startswith("="):
+            raise RuntimeError(f"gnugo refused {command!r}: {answer}")
+        return answer[1:].strip()
+
+    gtp(f"boardsize {args.size}")
+    gtp("clear_board")
     game = sgf.Sgf_game(size=args.size)
     root = game.get_root()
-    root.set("KM", args.komi)
-    root.set("RU", "Japanese")
-    root.set("PB", "GNU Go 3.8")
-    root.set("PW", "GNU Go 3.8")
-    root.set("RE", score)
+    root.set("KM", 7.5)
+    root.set("RU", "Chinese")
+    root.set("PB", f"GNU Go level {args.level}")
+    root.set("PW", f"GNU Go level {args.level}")
     root.set(
-        "C",
-        f"GNU Go 3.8 (level {args.level}, seed {args.seed}) against itself over GTP, "
-        f"recorded by scripts/make_demo_game.py for companion's demo. GNU Go's count: {score}.",
+        "GC",
+        f"Self-play by GNU Go {gtp('version')} (Debian package gnugo), --level {args.level} "
+        f"--seed {args.seed} --chinese-rules, made by scripts/make_demo_game.py. "
+        "MA on the last node: the stones GNU Go called dead at the end.",
     )
-    for colour_letter, vertex in moves:
+    passes, colour, node = 0, "b", root
+    while passes < 2:
+        vertex = gtp(f"genmove {colour}").lower()
+        if vertex == "resign":
+            root.set("RE", ("W" if colour == "b" else "B") + "+R")
+            break
         node = game.extend_main_sequence()
-        node.set_move(colour_letter, common.move_from_vertex(vertex, args.size))
-    args.out.write_bytes(game.serialise())
-    print(f"{len(moves)} moves, {score}")
+        move = None if vertex == "pass" else common.move_from_vertex(vertex, args.size)
+        node.set_move(colour, move)
+        passes = passes + 1 if move is None else 0
+        colour = "w" if colour == "b" else "b"
+    dead = gtp("final_status_list dead").split()
+    if dead:
+        node.set("MA", {common.move_from_vertex(v.lower(), args.size) for v in dead})
+    score = gtp("final_score")
+    if not root.has_property("RE"):
+        root.set("RE", score)
+    gtp("quit")
+    OUT.write_bytes(game.serialise())
+    print(f"wrote {OUT}: {len(game.get_main_sequence()) - 1} moves, result {score}")
 
 
 if __name__ == "__main__":

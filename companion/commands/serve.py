@@ -1,0 +1,223 @@
+"""``companion serve``: the table page on the LAN, with the journal and (optionally) the demo.
+
+    companion serve                      # a camera if one is found, else the demo game
+    companion serve --demo --port 8080
+    companion serve --rules club --board 19 --time byo:20m+5x30s
+
+It prints the page's address and the table PIN (controls need it; spectators do not). The
+journal (``--journal``, default ``$COMPANION_JOURNAL`` or ``~/.local/share/companion/
+journal.sqlite``) is resumed at start: a game interrupted by a crash or power cut goes on where
+its last stored event left it (see :mod:`companion.table.session` for the clocks).
+
+Under systemd (``Type=notify``) it sends ``READY=1`` once the page is listening and
+``WATCHDOG=1`` from the table's tick loop, so a hung table gets restarted.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from companion.errors import CompanionError, JournalError
+
+DEFAULT_JOURNAL = Path("~/.local/share/companion/journal.sqlite")
+
+
+def sd_notify(message: str) -> bool:
+    """Send ``message`` to systemd's NOTIFY_SOCKET (no-op without one); True when sent."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(address)
+            sock.sendall(message.encode())
+    except OSError:
+        return False
+    return True
+
+
+def watchdog_interval() -> float | None:
+    """Half of systemd's WatchdogSec for this process, or None when no watchdog is set."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid != str(os.getpid())):
+        return None
+    try:
+        return int(usec) / 2e6
+    except ValueError:
+        return None
+
+
+def find_camera() -> str | None:
+    """The first video device, or None (the Pi camera shows up as /dev/video0 too)."""
+    for dev in sorted(Path("/dev").glob("video*")):
+        return str(dev)
+    return None
+
+
+class Ticker:
+    """Runs the table's clock (flags, snapshots), ticks the page's clock faces once a second,
+    and feeds systemd's watchdog while the table answers."""
+
+    def __init__(self, table: Any, *, every: float = 0.25) -> None:
+        self.table = table
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ticker", daemon=True)
+        self.watchdog = watchdog_interval()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        from companion.web.app import sse_frame
+
+        last_face = last_dog = 0.0
+        while not self._stop.wait(self.every):
+            now = time.monotonic()
+            try:
+                self.table.tick()
+            except CompanionError as exc:
+                click.echo(f"table tick failed: {exc}", err=True)
+                continue  # no watchdog ping: systemd restarts a table that keeps failing
+            if now - last_face >= 1.0:
+                last_face = now
+                face = self.table.clock_view()
+                if face is not None and face["running"]:
+                    self.table.hub.publish(0, sse_frame({"clock": face}))
+            if self.watchdog is not None and now - last_dog >= self.watchdog:
+                last_dog = now
+                sd_notify("WATCHDOG=1")
+
+
+@click.command()
+@click.option("--source", default="auto", show_default=True,
+              help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N")
+@click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
+@click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="SQLite journal [default: $COMPANION_JOURNAL or "
+              "~/.local/share/companion/journal.sqlite]")
+@click.option("--rules", default="chinese", show_default=True, help="Rules preset for a new game.")
+@click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
+@click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
+@click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
+@click.option("--threads", default=64, show_default=True, type=int,
+              help="Page threads (each live page holds one).")
+@click.option("--demo-delay", default=2.0, show_default=True, type=float,
+              help="Seconds between demo moves.")
+@click.option("--demo-rest", default=20.0, show_default=True, type=float,
+              help="Seconds the finished demo game stays up before the next starts.")
+@click.option("--snapshot-every", default=5.0, show_default=True, type=float,
+              help="Seconds between clock snapshots in the journal.")
+@click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
+def command(
+    source: str,
+    demo: bool,
+    host: str,
+    port: int,
+    journal_path: Path | None,
+    rules: str,
+    board: str,
+    time_control: str | None,
+    pin: str | None,
+    threads: int,
+    demo_delay: float,
+    demo_rest: float,
+    snapshot_every: float,
+    log_events: bool,
+) -> None:
+    """Serve the table page (live board, clocks, score, controls) and keep the journal."""
+    from waitress.server import create_server
+
+    from companion.demo import DemoTable
+    from companion.journal import Journal
+    from companion.table.session import TableSession
+    from companion.web.app import create_app
+
+    path = journal_path or Path(os.environ.get("COMPANION_JOURNAL") or DEFAULT_JOURNAL)
+    path = path.expanduser()
+    try:
+        journal = Journal(path)
+        table = TableSession.resume(journal, snapshot_every=snapshot_every)
+    except JournalError as exc:
+        raise click.ClickException(str(exc)) from None
+    if log_events:
+        table.listeners.append(
+            lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
+        )
+
+    use_demo = demo or source == "demo"
+    if not use_demo:
+        camera = find_camera() if source == "auto" else source
+        if camera is None:
+            click.echo("no camera found: serving the demo game (use --source to pick one)")
+            use_demo = True
+        else:
+            click.echo(
+                f"camera {camera} found, but this build has no board reader yet: "
+                "serving the demo game"
+            )
+            use_demo = True
+
+    feeder: DemoTable | None = None
+    try:
+        if use_demo:
+            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
+            feeder.start()
+        elif table.state.game is None or table.state.phase == "over":
+            table.start_game(rules, board, time_control=time_control)
+    except (CompanionError, ValueError) as exc:
+        raise click.ClickException(f"cannot start the game: {exc}") from None
+
+    pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
+    app = create_app(table, pin=pin)
+    try:
+        server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    real_port = getattr(server, "effective_port", port)
+    shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
+    click.echo(f"companion: the table page is at http://{shown}:{real_port}/")
+    click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
+    click.echo(f"companion: journal {path}")
+    sys.stdout.flush()
+
+    ticker = Ticker(table)
+    ticker.start()
+
+    def shutdown(signum: int, frame: FrameType | None) -> None:
+        sd_notify("STOPPING=1")
+        server.close()
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    sd_notify("READY=1")
+    try:
+        server.run()
+    except OSError:
+        pass  # the listening socket closed under run() on shutdown
+    finally:
+        if feeder is not None:
+            feeder.stop()
+        ticker.stop()
+        table.close()
+        journal.close()

@@ -1,0 +1,250 @@
+"""What happened at the table, as small frozen records: the journal stores them, the page shows them.
+
+Every event has a ``seq`` (its place in the journal, given by :class:`~companion.journal.Journal`
+when it is appended; 0 before that) and ``at`` (wall-clock seconds since the epoch when it was
+journaled). Events that change a clock carry ``clock``: the clock's snapshot
+(:meth:`companion.table.clock.GameClock.to_dict`) right after the change, so that a replay
+restores the clock without re-running time.
+
+Serialisation is a plain JSON object: ``{"type": "MovePlayed", "seq": 12, "at": ..., ...}``.
+:func:`from_dict` is the inverse of :meth:`Event.to_dict` and raises ``ValueError`` for an
+unknown type or missing field (the journal turns that into a ``JournalError``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+#: Every event class by its type name.
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+Snapshot = dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event. Subclasses register themselves by class name."""
+
+    seq: int = 0
+    at: float = 0.0
+    #: Events the page does not list in its feed (bookkeeping such as clock snapshots).
+    quiet: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        EVENT_TYPES[cls.__name__] = cls
+
+    @property
+    def type(self) -> str:
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def from_dict(data: dict[str, Any]) -> Event:
+    """The event a :meth:`Event.to_dict` made; ValueError for junk."""
+    if not isinstance(data, dict):
+        raise ValueError(f"an event must be a JSON object, not {type(data).__name__}")
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{cls.__name__} lacks {f.name!r}")
+            continue
+        value = data[f.name]
+        kwargs[f.name] = tuple(value) if isinstance(value, list) else value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"bad {cls.__name__}: {exc}") from exc
+
+
+def from_json(text: str) -> Event:
+    """Parse one event from JSON text; ValueError for junk."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"event is not JSON: {exc}") from exc
+    return from_dict(data)
+
+
+# --- game lifecycle ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(Event):
+    """A new game: enough to rebuild it from nothing (``topology`` is a from_spec text)."""
+
+    rules: str
+    topology: str
+    knobs: dict[str, Any] = field(default_factory=dict)
+    players: tuple[str, ...] = ("Black", "White")
+    time_control: str | None = None
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEnded(Event):
+    """The game is decided: ``result`` is SGF-style (``B+3.5``, ``W+R``, ``0``)."""
+
+    result: str
+    winner: int | None
+    method: str
+    clock: Snapshot | None = None
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovePlayed(Event):
+    """A stone of ``player`` at ``spot``; ``captured`` are the spots it took off."""
+
+    player: int
+    spot: int
+    captured: tuple[int, ...] = ()
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Passed(Event):
+    player: int
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Skipped(Event):
+    """A turn lost to the clock (GoBeyond's turn limit): not a pass."""
+
+    player: int
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resigned(Event):
+    player: int
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Undone(Event):
+    """The last ``count`` moves were taken back."""
+
+    count: int = 1
+    clock: Snapshot | None = None
+
+
+# --- clock ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockSwitched(Event):
+    """A clock button press that is not a move (the turn passes on; the board is unchanged)."""
+
+    player: int
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockPaused(Event):
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockResumed(Event):
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockSnapshot(Event):
+    """Periodic record of the running clock, so a power cut loses at most a few seconds."""
+
+    clock: Snapshot | None = None
+    quiet: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlagFell(Event):
+    """``player``'s time ran out (the next event says what followed: a skip or the end)."""
+
+    player: int
+    clock: Snapshot | None = None
+
+
+# --- the board and the reader -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiscrepancyRaised(Event):
+    """The board does not match the game; ``message`` is what the page shows."""
+
+    kind: str
+    spots: tuple[int, ...]
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiscrepancyCleared(Event):
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemovalRequested(Event):
+    """Captured stones are still on the board."""
+
+    spots: tuple[int, ...]
+    message: str
+
+
+# --- cleanup and scoring ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CleanupStarted(Event):
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CleanupMarked(Event):
+    """``mark`` is "dead", "nml" (no-man's-land) or "alive" (clears a mark) for ``spots``."""
+
+    spots: tuple[int, ...]
+    mark: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CleanupCancelled(Event):
+    """Back to play from cleanup (the players did not agree the game was over)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerAgreed(Event):
+    player: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scored(Event):
+    """The counted result with how it was made (``detail``: one mapping per player)."""
+
+    points: tuple[float, ...]
+    winner: int | None
+    margin: float
+    method: str
+    detail: tuple[dict[str, float], ...] = ()
+    result: str = ""
+    dead: tuple[int, ...] = ()
+    no_mans_land: tuple[int, ...] = ()

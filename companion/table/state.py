@@ -1,0 +1,230 @@
+"""The table's state as a fold over its events: the one place events change anything.
+
+Both the live session and :meth:`companion.journal.Journal.replay` build a :class:`TableState`
+by applying events in order, so "the game after a restart equals the game before it" holds by
+construction. :meth:`TableState.apply` raises :class:`~companion.errors.IllegalMove` when an
+event does not fit the game (the session checks before journaling; the journal turns a refusal
+during replay into a ``JournalError``).
+
+The clock is not run here: events carry the clock snapshot taken right after the change, and
+the state keeps the latest one (:attr:`TableState.clock_snapshot`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion import events as ev
+from companion.errors import IllegalMove
+from companion.games.go import GoGame, Score
+from companion.games.rules import new_game
+from companion.games.topology import from_spec
+
+PHASES = ("play", "cleanup", "over")
+
+
+@dataclass
+class TableState:
+    """Everything the page shows, rebuilt from events (see the module docstring)."""
+
+    game_id: int = 0
+    started: ev.GameStarted | None = None
+    game: GoGame | None = None
+    phase: str = "play"
+    clock_snapshot: dict[str, Any] | None = None
+    paused: bool = False
+    discrepancy: ev.DiscrepancyRaised | None = None
+    removal: ev.RemovalRequested | None = None
+    dead: set[int] = field(default_factory=set)
+    no_mans_land: set[int] = field(default_factory=set)
+    agreed: set[int] = field(default_factory=set)
+    scored: ev.Scored | None = None
+    ended: ev.GameEnded | None = None
+    last_seq: int = 0
+    #: Points of each player after each move (GoBeyond's live points; empty otherwise).
+    points_history: list[tuple[int, ...]] = field(default_factory=list)
+
+    @classmethod
+    def from_events(cls, events: list[ev.Event], *, game_id: int = 0) -> TableState:
+        state = cls(game_id=game_id)
+        for event in events:
+            state.apply(event)
+        return state
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def build_game(started: ev.GameStarted) -> GoGame:
+        """The engine for a GameStarted (ValueError/MapError for unknown rules or board)."""
+        knobs = dict(started.knobs)
+        knobs.setdefault("players", len(started.players))
+        return new_game(started.rules, from_spec(started.topology), **knobs)
+
+    def _need_game(self) -> GoGame:
+        if self.game is None:
+            raise IllegalMove("not allowed", "no game has been started")
+        return self.game
+
+    def _record_points(self) -> None:
+        points = getattr(self.game, "points", None)
+        if isinstance(points, list):
+            self.points_history.append(tuple(int(p) for p in points))
+
+    def provisional_score(self) -> Score | None:
+        """The count with the current cleanup marks (None when no game or not countable)."""
+        if self.game is None:
+            return None
+        try:
+            return self.game.score(dead=self.dead, no_mans_land=self.no_mans_land)
+        except ValueError:
+            return None
+
+    # ------------------------------------------------------------------ the fold
+    def apply(self, event: ev.Event) -> None:
+        """Apply one event; raises IllegalMove (state unchanged) when it does not fit."""
+        handler = getattr(self, "_on_" + event.type, None)
+        if handler is None:
+            raise IllegalMove("not allowed", f"unknown event {event.type}")
+        handler(event)
+        clock = getattr(event, "clock", None)
+        if clock is not None:
+            self.clock_snapshot = clock
+        if event.seq:
+            self.last_seq = event.seq
+
+    def _on_GameStarted(self, e: ev.GameStarted) -> None:
+        game = self.build_game(e)
+        self.__dict__.update(TableState(game_id=self.game_id).__dict__)
+        self.started, self.game = e, game
+        self._record_points()
+
+    def _play_phase(self) -> GoGame:
+        game = self._need_game()
+        if self.phase != "play":
+            raise IllegalMove("game over", f"the game is in {self.phase}, not in play")
+        return game
+
+    def _after_move(self) -> None:
+        game = self._need_game()
+        self.removal = None
+        self._record_points()
+        if game.over and game.result is not None:
+            self.phase = "over"
+
+    def _on_MovePlayed(self, e: ev.MovePlayed) -> None:
+        game = self._play_phase()
+        captured = game.play(e.spot, e.player)
+        if e.seq and tuple(sorted(captured)) != tuple(sorted(e.captured)):
+            raise IllegalMove("not allowed", "the journal's captures differ from the engine's")
+        self._after_move()
+
+    def _on_Passed(self, e: ev.Passed) -> None:
+        self._play_phase().pass_(e.player)
+        self._after_move()
+
+    def _on_Skipped(self, e: ev.Skipped) -> None:
+        self._play_phase().skip(e.player)
+        self._after_move()
+
+    def _on_Resigned(self, e: ev.Resigned) -> None:
+        self._play_phase().resign(e.player)
+        self._after_move()
+
+    def _on_Undone(self, e: ev.Undone) -> None:
+        game = self._need_game()
+        if self.phase == "over":
+            raise IllegalMove("game over", "the game is decided; start a new one")
+        if e.count < 1 or e.count > len(game.moves):
+            raise IllegalMove("not allowed", "there is no move to take back")
+        for _ in range(e.count):
+            game.undo()
+            if self.points_history:
+                self.points_history.pop()
+        self.phase = "over" if game.over and game.result is not None else "play"
+        self.dead.clear()
+        self.no_mans_land.clear()
+        self.agreed.clear()
+        self.removal = None
+        self.discrepancy = None
+
+    def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
+        self._play_phase()
+
+    def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
+        self.paused = True
+
+    def _on_ClockResumed(self, e: ev.ClockResumed) -> None:
+        self.paused = False
+
+    def _on_ClockSnapshot(self, e: ev.ClockSnapshot) -> None:
+        pass
+
+    def _on_FlagFell(self, e: ev.FlagFell) -> None:
+        self._need_game()
+
+    def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
+        self.discrepancy = e
+
+    def _on_DiscrepancyCleared(self, e: ev.DiscrepancyCleared) -> None:
+        self.discrepancy = None
+        self.removal = None
+
+    def _on_RemovalRequested(self, e: ev.RemovalRequested) -> None:
+        self.removal = e
+
+    def _on_CleanupStarted(self, e: ev.CleanupStarted) -> None:
+        game = self._need_game()
+        if self.phase != "play" or game.result is not None:
+            raise IllegalMove("not allowed", "cleanup is for a game that ended by passes")
+        self.phase = "cleanup"
+        self.dead.clear()
+        self.no_mans_land.clear()
+        self.agreed.clear()
+
+    def _on_CleanupCancelled(self, e: ev.CleanupCancelled) -> None:
+        if self.phase != "cleanup":
+            raise IllegalMove("not allowed", "not in cleanup")
+        self.phase = "play"
+        self.dead.clear()
+        self.no_mans_land.clear()
+        self.agreed.clear()
+
+    def _on_CleanupMarked(self, e: ev.CleanupMarked) -> None:
+        game = self._need_game()
+        if self.phase != "cleanup":
+            raise IllegalMove("not allowed", "marking dead stones is for cleanup")
+        if e.mark not in ("dead", "nml", "alive"):
+            raise IllegalMove("not allowed", f"unknown mark {e.mark!r}")
+        board = game.board
+        for spot in e.spots:
+            if not 0 <= spot < len(board):
+                raise IllegalMove("off board", f"spot {spot} is not on the board")
+            if e.mark == "dead" and board[spot] < 0:
+                raise IllegalMove("not allowed", f"{game.spot_name(spot)} has no stone")
+        for spot in e.spots:
+            self.dead.discard(spot)
+            self.no_mans_land.discard(spot)
+            if e.mark == "dead":
+                self.dead.add(spot)
+            elif e.mark == "nml":
+                self.no_mans_land.add(spot)
+        self.agreed.clear()
+
+    def _on_PlayerAgreed(self, e: ev.PlayerAgreed) -> None:
+        game = self._need_game()
+        if self.phase != "cleanup":
+            raise IllegalMove("not allowed", "there is nothing to agree to outside cleanup")
+        if e.player not in game.active_players:
+            raise IllegalMove("not allowed", f"player {e.player} is not in this game")
+        self.agreed.add(e.player)
+
+    def _on_Scored(self, e: ev.Scored) -> None:
+        self._need_game()
+        self.scored = e
+        self.dead = set(e.dead)
+        self.no_mans_land = set(e.no_mans_land)
+
+    def _on_GameEnded(self, e: ev.GameEnded) -> None:
+        self._need_game()
+        self.ended = e
+        self.phase = "over"

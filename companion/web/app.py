@@ -1,0 +1,416 @@
+"""The table page: a Flask app over one :class:`~companion.table.session.TableSession`.
+
+Spectators read everything; controls need the table PIN. Security contract:
+
+- The PIN (printed by ``companion serve`` at start) is only ever sent in a POST body to
+  ``/login``; a successful login marks the signed session cookie (HttpOnly, SameSite=Strict).
+  No secret ever appears in a URL.
+- Every state-changing POST needs the session's CSRF token in the ``X-CSRF-Token`` header (the
+  login form sends it as a field). A control without the PIN gets 403 with a plain-words reason;
+  a control without the right token gets 403 too.
+- After ``MAX_FAILURES`` wrong PINs within a minute, logins are refused for a while.
+
+Live updates are Server-Sent Events on ``/events``: each journaled event has its ``seq`` as the
+SSE id, so a browser reconnecting after sleep sends ``Last-Event-ID`` and gets the events it
+missed from the journal, then the current state. Clock faces tick as id-less messages.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from flask import (
+    Flask,
+    Response,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from companion import events as ev
+from companion.errors import CompanionError, IllegalMove, JournalError
+from companion.games.rules import presets
+from companion.games.topology import bundled_maps
+from companion.table.session import CONTROLS, TableSession
+from companion.table.state import TableState
+
+MAX_FAILURES = 5
+LOCKOUT_SECONDS = 30.0
+#: How long one SSE stream lives before the browser reconnects (frees server threads).
+STREAM_SECONDS = 300.0
+KEEPALIVE_SECONDS = 15.0
+#: Catch-up replays at most this many missed events (older ones: the state alone).
+CATCH_UP_LIMIT = 500
+
+NEEDS_PIN = (
+    "this control needs the table PIN: tap 'Log in' and enter the PIN that 'companion serve' "
+    "printed when it started (spectators can watch but not change the game)"
+)
+BAD_CSRF = "this request lacks the page's security token: reload the page and try again"
+
+
+def sse_frame(data: dict[str, Any], *, seq: int | None = None) -> bytes:
+    """One SSE message (``id:`` only for journaled events)."""
+    head = f"id: {seq}\n" if seq else ""
+    return (head + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n").encode()
+
+
+class _Throttle:
+    """Counts wrong PINs in the last minute; too many lock logins out for a while."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._fails: deque[float] = deque()
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def locked(self) -> float:
+        with self._lock:
+            return max(0.0, self._until - self._clock())
+
+    def fail(self) -> None:
+        with self._lock:
+            now = self._clock()
+            self._fails.append(now)
+            while self._fails and now - self._fails[0] > 60:
+                self._fails.popleft()
+            if len(self._fails) >= MAX_FAILURES:
+                self._until = now + LOCKOUT_SECONDS
+                self._fails.clear()
+
+
+def create_app(
+    table: TableSession,
+    *,
+    pin: str,
+    secret_key: bytes | None = None,
+    records: Any = None,
+    calibration_dir: Path | None = None,
+) -> Flask:
+    """The page for ``table``. ``pin`` unlocks controls (see the module docstring)."""
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=secret_key or secrets.token_bytes(32),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    throttle = _Throttle()
+    journal = table.journal
+
+    def render_event(event: ev.Event) -> bytes:
+        return sse_frame(
+            {"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq
+        )
+
+    table.render = render_event
+
+    # ------------------------------------------------------------------ helpers
+    def csrf_token() -> str:
+        token = session.get("csrf")
+        if not token:
+            token = session["csrf"] = secrets.token_urlsafe(24)
+        return str(token)
+
+    def authed() -> bool:
+        return bool(session.get("auth"))
+
+    def refuse(status: int, message: str) -> Response:
+        resp = jsonify({"ok": False, "error": message})
+        resp.status_code = status
+        return resp
+
+    def csrf_ok(sent: str | None) -> bool:
+        token = session.get("csrf")
+        return bool(token) and bool(sent) and hmac.compare_digest(str(token), str(sent))
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"csrf_token": csrf_token(), "authed": authed()}
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+        )
+        return resp
+
+    # ------------------------------------------------------------------ pages
+    @app.get("/")
+    def table_page() -> str:
+        return render_template("table.html", page="table")
+
+    @app.get("/setup")
+    def setup_page() -> str:
+        rules = [{"name": c.name, "description": c.description} for c in presets()]
+        return render_template(
+            "setup.html", page="setup", rules=rules, maps=sorted(bundled_maps())
+        )
+
+    @app.get("/archive")
+    def archive_page() -> str:
+        return render_template("archive.html", page="archive", games=journal.games())
+
+    @app.get("/archive/<int:game_id>")
+    def archive_game_page(game_id: int) -> str:
+        if not any(g.id == game_id for g in journal.games()):
+            abort(404)
+        return render_template("replay.html", page="archive", game_id=game_id)
+
+    @app.get("/camera")
+    def camera_page() -> str:
+        return render_template("camera.html", page="camera", has_camera=table.frame is not None)
+
+    @app.get("/calibrate")
+    def calibrate_page() -> str:
+        return render_template(
+            "calibrate.html", page="calibrate", has_camera=table.frame is not None
+        )
+
+    @app.get("/login")
+    def login_page() -> str:
+        return render_template("login.html", page="login", error=None)
+
+    @app.post("/login")
+    def login() -> Any:
+        if not csrf_ok(request.form.get("csrf")):
+            return render_template("login.html", page="login", error=BAD_CSRF), 403
+        wait = throttle.locked()
+        if wait:
+            msg = f"too many wrong PINs: wait {wait:.0f} seconds and try again"
+            return render_template("login.html", page="login", error=msg), 429
+        sent = request.form.get("pin", "").strip()
+        if not hmac.compare_digest(sent.encode(), pin.encode()):
+            throttle.fail()
+            msg = "that is not the table PIN (it was printed when 'companion serve' started)"
+            return render_template("login.html", page="login", error=msg), 403
+        session["auth"] = True
+        session["csrf"] = secrets.token_urlsafe(24)  # a new token after login
+        return redirect(url_for("table_page"))
+
+    @app.post("/logout")
+    def logout() -> Any:
+        if not csrf_ok(request.form.get("csrf")):
+            return refuse(403, BAD_CSRF)
+        session.clear()
+        return redirect(url_for("table_page"))
+
+    # ------------------------------------------------------------------ JSON
+    @app.get("/api/state")
+    def state() -> Response:
+        data = table.view(full=True)
+        data["authed"] = authed()
+        return jsonify(data)
+
+    @app.post("/api/control/<action>")
+    def control(action: str) -> Response:
+        if not authed():
+            return refuse(403, NEEDS_PIN)
+        if not csrf_ok(request.headers.get("X-CSRF-Token")):
+            return refuse(403, BAD_CSRF)
+        if action not in CONTROLS:
+            return refuse(404, f"unknown control {action!r}")
+        params = request.get_json(silent=True) or {}
+        if not isinstance(params, dict):
+            return refuse(400, "the control's body must be a JSON object")
+        try:
+            stored = table.control(action, **params)
+        except IllegalMove as exc:
+            return refuse(409, str(exc))
+        except JournalError as exc:
+            return refuse(500, f"the journal could not store this: {exc}")
+        except (CompanionError, ValueError, KeyError, TypeError) as exc:
+            return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
+        return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})
+
+    @app.get("/api/archive/<int:game_id>")
+    def archive_game(game_id: int) -> Response:
+        """Every position of a stored game, for stepping through it move by move."""
+        events = journal.events(game_id)
+        if not events:
+            abort(404)
+        state = TableState(game_id=game_id)
+        frames: list[dict[str, Any]] = []
+        for event in events:
+            state.apply(event)
+            game = state.game
+            if game is None or event.type not in (
+                "GameStarted",
+                "MovePlayed",
+                "Passed",
+                "Skipped",
+                "Resigned",
+                "Undone",
+                "Scored",
+            ):
+                continue
+            last = game.moves[-1] if game.moves else None
+            frames.append(
+                {
+                    "seq": event.seq,
+                    "type": event.type,
+                    "board": game.board,
+                    "move_number": len(game.moves),
+                    "last": None
+                    if last is None
+                    else {
+                        "kind": last.kind,
+                        "player": last.player,
+                        "spot": last.spot,
+                        "name": game.spot_name(last.spot) if last.spot is not None else "",
+                    },
+                    "captures": game.captures,
+                    "dead": sorted(state.dead),
+                    "text": event.result if isinstance(event, ev.Scored) else "",
+                }
+            )
+        game = state.game
+        assert game is not None and state.started is not None
+        topo = game.topology
+        return jsonify(
+            {
+                "game_id": game_id,
+                "rules": state.started.rules,
+                "players": state.started.players,
+                "result": state.ended.result if state.ended else None,
+                "topology": {
+                    "spec": state.started.topology,
+                    "kind": topo.kind,
+                    "shape": topo.shape,
+                    "ids": topo.ids,
+                    "names": [game.spot_name(s) for s in range(len(topo))],
+                    "xy": topo.xy,
+                    "layers": topo.layers,
+                    "links": list(topo.links()),
+                },
+                "frames": frames,
+            }
+        )
+
+    @app.get("/archive/<int:game_id>.json")
+    def archive_json(game_id: int) -> Response:
+        """The game's journal events as a JSON document (a complete, replayable record)."""
+        events = journal.events(game_id)
+        if not events:
+            abort(404)
+        body = json.dumps(
+            {
+                "format": "companion-journal-game",
+                "version": 1,
+                "game": game_id,
+                "events": [e.to_dict() for e in events],
+            },
+            indent=1,
+        )
+        return Response(
+            body,
+            mimetype="application/json",
+            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
+        )
+
+    @app.get("/archive/<int:game_id>.sgf")
+    def archive_sgf(game_id: int) -> Response:
+        from companion.web.export import sgf_of
+
+        try:
+            text = sgf_of(journal.replay(game_id))
+        except (CompanionError, ValueError) as exc:
+            return refuse(409, f"this game has no SGF form: {exc}")
+        return Response(
+            text,
+            mimetype="application/x-go-sgf",
+            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.sgf"'},
+        )
+
+    # ------------------------------------------------------------------ live
+    @app.get("/events")
+    def events() -> Response:
+        last_header = request.headers.get("Last-Event-ID") or request.args.get("after")
+        try:
+            after = int(last_header) if last_header else None
+        except ValueError:
+            after = None
+        return Response(
+            _stream(table, after),
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @app.get("/camera.mjpg")
+    def camera_stream() -> Response:
+        return Response(
+            _mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame"
+        )
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        return jsonify({"ok": True, "seq": table.state.last_seq})
+
+    return app
+
+
+def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
+    """Catch-up from the journal, then live events; ends after STREAM_SECONDS."""
+    sub = table.subscribe()
+    try:
+        with table.lock:
+            last = table.state.last_seq
+            frames: list[bytes] = [b"retry: 1000\n\n"]
+            if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
+                for event in table.journal.events_after(after):
+                    frames.append(sse_frame({"event": event.to_dict()}, seq=event.seq))
+            frames.append(sse_frame({"state": table.view(full=True)}, seq=last))
+        yield b"".join(frames)
+        deadline = time.monotonic() + STREAM_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                item = sub.get(timeout=KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield b": keepalive\n\n"
+                continue
+            if item is None or sub.overflowed:
+                return
+            seq, payload = item
+            if seq and seq <= last:
+                continue
+            if seq:
+                last = seq
+            yield payload
+    finally:
+        sub.close()
+
+
+def _mjpeg(table: TableSession) -> Iterator[bytes]:
+    """The latest annotated camera frame, a few times a second."""
+    deadline = time.monotonic() + STREAM_SECONDS
+    sent: bytes | None = None
+    while time.monotonic() < deadline:
+        frame = table.frame
+        if frame is None:
+            return
+        if frame is not sent:
+            sent = frame
+            yield (
+                b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                + str(len(frame)).encode()
+                + b"\r\n\r\n"
+                + frame
+                + b"\r\n"
+            )
+        time.sleep(0.1)

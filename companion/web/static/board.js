@@ -1,0 +1,127 @@
+// Draws any board from its topology: grids, stacked layers side by side, maps from their xy.
+"use strict";
+const SVGNS = "http://www.w3.org/2000/svg";
+const COLOURS = ["#111", "#f4f4f0", "#d33", "#2a2", "#eb0", "#1bc", "#c3c", "#f80"];
+const LETTERS = "BWRGYCMO";
+
+function starPoints(size) {
+  if (size === 19) return [3, 9, 15];
+  if (size === 13) return [3, 6, 9];
+  if (size === 9) return [2, 4, 6];
+  return [];
+}
+
+class BoardView {
+  constructor(svg, topo, onTap) {
+    this.svg = svg; this.topo = topo; this.onTap = onTap;
+    const xy = topo.xy, links = topo.links;
+    const lens = links.map(([a, b]) => Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]))
+      .filter((d, i) => topo.layers[links[i][0]] === topo.layers[links[i][1]] || topo.kind === "map")
+      .sort((p, q) => p - q);
+    this.unit = lens.length ? lens[Math.floor(lens.length / 2)] : 1;
+    const u = this.unit;
+    const xs = xy.map((p) => p[0]), ys = xy.map((p) => p[1]);
+    const pad = topo.kind === "map" ? u * 0.8 : u * 1.2;
+    this.minX = Math.min(...xs) - pad; this.minY = Math.min(...ys) - pad * (topo.kind === "stacked" ? 1.6 : 1);
+    const w = Math.max(...xs) + pad - this.minX, h = Math.max(...ys) + pad - this.minY;
+    svg.setAttribute("viewBox", `${this.minX} ${this.minY} ${w} ${h}`);
+    svg.innerHTML = "";
+    const bg = this.el("rect", { x: this.minX, y: this.minY, width: w, height: h, class: "wood" });
+    svg.appendChild(bg);
+    const lines = this.el("g", { class: "lines" });
+    for (const [a, b] of links) {
+      const cross = topo.kind === "stacked" && topo.layers[a] !== topo.layers[b];
+      if (cross) continue; // vertical links: shown by each stone's shadow on the other layer
+      const d = Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]);
+      const attrs = { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1] };
+      if (d > u * 2.2) attrs.class = "wrap"; // a wrap-around link on a torus or cube map
+      lines.appendChild(this.el("line", attrs));
+    }
+    svg.appendChild(lines);
+    if (topo.shape) this.decorate(lines);
+    this.marks = this.el("g", { class: "marks" });
+    this.stones = this.el("g", { class: "stones" });
+    svg.appendChild(this.stones); svg.appendChild(this.marks);
+    const hits = this.el("g", { class: "hits" });
+    xy.forEach((p, i) => {
+      const c = this.el("circle", { cx: p[0], cy: p[1], r: u * 0.48, "data-spot": i, class: "hit" });
+      const t = this.el("title", {}); t.textContent = topo.names[i]; c.appendChild(t);
+      c.addEventListener("click", () => this.onTap && this.onTap(i));
+      hits.appendChild(c);
+    });
+    svg.appendChild(hits);
+  }
+  el(name, attrs) {
+    const e = document.createElementNS(SVGNS, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  decorate(g) {
+    const [layers, height, width] = this.topo.shape, u = this.unit, xy = this.topo.xy;
+    const letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    for (let l = 0; l < layers; l++) {
+      const base = l * height * width;
+      for (let c = 0; c < width; c++) {
+        const [x, y] = xy[base + c];
+        const t = this.el("text", { x, y: y - u * 0.75, class: "coord" }); t.textContent = letters[c]; g.appendChild(t);
+      }
+      for (let r = 0; r < height; r++) {
+        const [x, y] = xy[base + r * width];
+        const t = this.el("text", { x: x - u * 0.8, y: y + u * 0.15, class: "coord" }); t.textContent = String(height - r); g.appendChild(t);
+      }
+      if (width === height) {
+        for (const r of starPoints(height)) for (const c of starPoints(width)) {
+          const [x, y] = xy[base + r * width + c];
+          g.appendChild(this.el("circle", { cx: x, cy: y, r: u * 0.09, class: "star" }));
+        }
+      }
+      if (layers > 1) {
+        const [x0, y0] = xy[base], [x1] = xy[base + width - 1];
+        const t = this.el("text", { x: (x0 + x1) / 2, y: y0 - u * 1.45, class: "layer" });
+        t.textContent = `layer ${l + 1}` + (l === 0 ? " (lower)" : " (upper)");
+        g.appendChild(t);
+      }
+    }
+  }
+  update(s) {
+    const xy = this.topo.xy, u = this.unit, board = s.board || [];
+    const dead = new Set(s.dead || []), nml = new Set(s.no_mans_land || []);
+    const parts = [];
+    if (this.topo.kind === "stacked") {
+      // Each stone's vertical neighbours (same point, other layer) get a faint shadow.
+      const plane = this.topo.shape[1] * this.topo.shape[2];
+      board.forEach((p, i) => {
+        if (p < 0) return;
+        for (const j of [i - plane, i + plane]) {
+          if (j < 0 || j >= board.length || Math.floor(j / plane) === Math.floor(i / plane)) continue;
+          if (Math.abs(Math.floor(j / plane) - Math.floor(i / plane)) !== 1) continue;
+          parts.push(`<circle class="shadow p${p}" cx="${xy[j][0]}" cy="${xy[j][1]}" r="${u * 0.2}"/>`);
+        }
+      });
+    }
+    board.forEach((p, i) => {
+      if (p < 0) return;
+      parts.push(`<circle class="stone p${p}${dead.has(i) ? " dead" : ""}" data-spot="${i}" data-player="${p}" cx="${xy[i][0]}" cy="${xy[i][1]}" r="${u * 0.46}" fill="${COLOURS[p]}"/>`);
+    });
+    this.stones.innerHTML = parts.join("");
+    const m = [];
+    const last = s.last_move;
+    if (last && last.spot !== null && last.spot !== undefined && board[last.spot] >= 0) {
+      const [x, y] = xy[last.spot];
+      m.push(`<circle class="last ${board[last.spot] === 0 ? "on-dark" : "on-light"}" cx="${x}" cy="${y}" r="${u * 0.2}"/>`);
+    }
+    dead.forEach((i) => {
+      const [x, y] = xy[i], d = u * 0.28;
+      m.push(`<path class="dead-x" d="M${x - d} ${y - d}L${x + d} ${y + d}M${x + d} ${y - d}L${x - d} ${y + d}"/>`);
+    });
+    nml.forEach((i) => {
+      const [x, y] = xy[i], d = u * 0.22;
+      m.push(`<rect class="nml" x="${x - d}" y="${y - d}" width="${2 * d}" height="${2 * d}"/>`);
+    });
+    for (const i of s.alert_spots || []) {
+      const [x, y] = xy[i];
+      m.push(`<circle class="alert-ring" cx="${x}" cy="${y}" r="${u * 0.56}"/>`);
+    }
+    this.marks.innerHTML = m.join("");
+  }
+}

@@ -1,0 +1,17 @@
+// Game setup: rules preset, knobs, players, time control, GoBeyond economy values.
+"use strict";
+document.getElementById("setup").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target, out = document.getElementById("setup-result");
+  const knobs = {};
+  for (const k of ["komi", "stones", "starting", "stone_cost", "capture_bounty", "territory_bounty"]) {
+    const v = f.elements[k].value.trim();
+    if (v !== "") knobs[k] = Number(v);
+  }
+  if (f.elements.ko.value) knobs.ko = f.elements.ko.value;
+  const players = f.elements.players.value.split("\n").map((s) => s.trim()).filter(Boolean);
+  const body = { rules: f.elements.rules.value, topology: f.elements.topology.value.trim(), knobs, players, time_control: f.elements.time_control.value.trim() };
+  const data = await companion.control("new_game", body);
+  if (data.ok) { window.location.href = "/"; return; }
+  out.className = "refusal"; out.textContent = data.error;
+});

@@ -1,0 +1,201 @@
+// The table view: SSE live updates (with Last-Event-ID catch-up), clocks, score, controls.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let view = null, state = null, gameId = null, clockAt = 0, clock = null, es = null;
+
+  function fmt(sec) {
+    sec = Math.max(0, sec);
+    const whole = Math.ceil(sec - 1e-6);
+    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (h ? h + ":" : "") + mm + ":" + String(s).padStart(2, "0");
+  }
+
+  function name(p) { return state && state.players[p] ? state.players[p].name : LETTERS[p]; }
+
+  function renderClocks() {
+    const box = $("clocks");
+    if (!state || !state.players) { box.innerHTML = ""; return; }
+    const faces = state.players.map((pl, p) => {
+      let text = "", extra = "", running = false, low = false;
+      if (clock) {
+        const f = clock.players[p];
+        running = clock.running && clock.current === p;
+        let left = f.countdown - (running ? (performance.now() - clockAt) / 1000 : 0);
+        text = fmt(left);
+        low = left <= 10;
+        if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${fmt(f.period)}`;
+        else if (f.overtime && f.stones) extra = `${f.stones} stones to play`;
+        else if (f.periods) extra = `then ${f.periods} periods`;
+        if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
+      } else {
+        text = "—"; extra = "no clock";
+      }
+      const turn = state.to_move === p && state.phase === "play" && !state.over;
+      const live = state.points !== undefined;
+      const pts = pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : "";
+      return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
+        <div class="who"><span class="dot c${p}"></span>${escapeHtml(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
+        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="caps">captures ${pl.captures}${pl.prisoners !== pl.captures ? ` · prisoners ${pl.prisoners}` : ""}${pl.in_hand !== null ? ` · ${pl.in_hand} in hand` : ""}${pts}</div>
+      </div>`;
+    });
+    box.innerHTML = faces.join("");
+  }
+
+  function escapeHtml(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
+
+  function renderScore() {
+    const box = $("score"), s = state.score;
+    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${state.result} (${state.result_method})</div>` : ""; return; }
+    const rows = s.points.map((pts, p) => {
+      const d = s.detail[p] || {};
+      const how = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(" + ") || "0";
+      return `<tr><th>${escapeHtml(name(p))}</th><td class="num">${pts}</td><td class="how">= ${how}</td></tr>`;
+    });
+    const head = s.final ? `Result: <strong>${s.text}</strong>` : `If the game ended now: <strong>${s.text}</strong>`;
+    box.innerHTML = `<div class="result">${head}</div><table class="count"><caption>counted by ${s.method}</caption>${rows.join("")}</table>`;
+  }
+
+  function renderChart() {
+    const svg = $("chart"), hist = state.points_history || [];
+    if (hist.length < 2) { svg.hidden = true; return; }
+    svg.hidden = false;
+    const n = hist.length, players = hist[0].length;
+    let lo = Infinity, hi = -Infinity;
+    hist.forEach((row) => row.forEach((v) => { lo = Math.min(lo, v); hi = Math.max(hi, v); }));
+    if (hi === lo) hi = lo + 1;
+    const W = 300, H = 120;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    let out = `<text x="4" y="12" class="axis">${hi}</text><text x="4" y="${H - 4}" class="axis">${lo}</text>`;
+    for (let p = 0; p < players; p++) {
+      const pts = hist.map((row, i) => `${(i / (n - 1)) * (W - 30) + 28},${H - 8 - ((row[p] - lo) / (hi - lo)) * (H - 20)}`);
+      out += `<polyline fill="none" stroke="${COLOURS[p]}" stroke-width="2.5" class="line p${p}" points="${pts.join(" ")}"/>`;
+    }
+    svg.innerHTML = `<title>points of each player over the game</title>` + out;
+  }
+
+  function renderCleanup() {
+    const box = $("cleanup");
+    if (state.phase !== "cleanup") { box.hidden = true; return; }
+    box.hidden = false;
+    const buttons = state.players.map((pl, p) => pl.resigned ? "" :
+      `<button data-agree="${p}" ${pl.agreed ? "disabled" : ""}>${escapeHtml(pl.name)} ${pl.agreed ? "agreed ✓" : "agrees"}</button>`).join("");
+    box.innerHTML = `<h2>Cleanup</h2><p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
+      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button></div>`;
+    box.querySelectorAll("button[data-agree]").forEach((b) => b.addEventListener("click", () => send("agree", { player: parseInt(b.dataset.agree, 10) })));
+    box.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
+  }
+
+  function render() {
+    if (!state) return;
+    const alerts = state.alerts || [];
+    $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("");
+    $("alerts").hidden = !alerts.length;
+    if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
+    if (view) view.update(state);
+    const last = state.last_move;
+    let lastText = "";
+    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "lost the turn to the clock" : "resigned"}`;
+    const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
+    let turn;
+    if (state.result) turn = `Game over: ${state.result}`;
+    else if (state.phase === "cleanup") turn = "Game over: cleanup";
+    else turn = `<span class="dot c${state.to_move}"></span>${escapeHtml(name(state.to_move))} to move`;
+    $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
+    $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
+    $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
+    $("rules").textContent = `${state.rules_text} · board ${state.topology_spec}` + (state.time_control ? ` · clock ${state.time_control}` : "");
+    renderClocks(); renderScore(); renderChart(); renderCleanup();
+  }
+
+  function feed(event) {
+    if (event.type === "ClockSnapshot") return;
+    const li = document.createElement("li");
+    const t = new Date(event.at * 1000).toLocaleTimeString();
+    li.textContent = `${t} · ${describe(event)}`;
+    const list = $("feed");
+    list.insertBefore(li, list.firstChild);
+    while (list.children.length > 30) list.removeChild(list.lastChild);
+  }
+
+  function spotName(i) { return view ? view.topo.names[i] : String(i); }
+
+  function describe(e) {
+    switch (e.type) {
+      case "MovePlayed": return `${name(e.player)} played ${spotName(e.spot)}${e.captured.length ? `, capturing ${e.captured.length}` : ""}`;
+      case "Passed": return `${name(e.player)} passed`;
+      case "Skipped": return `${name(e.player)} lost the turn to the clock`;
+      case "Resigned": return `${name(e.player)} resigned`;
+      case "Undone": return `took back ${e.count} move${e.count > 1 ? "s" : ""}`;
+      case "DiscrepancyRaised": return e.message;
+      case "DiscrepancyCleared": return "the board matches the game again";
+      case "RemovalRequested": return e.message;
+      case "CleanupStarted": return "the game is over: cleanup";
+      case "CleanupMarked": return `${e.spots.map(spotName).join(" ")} marked ${e.mark === "nml" ? "no-man's-land" : e.mark}`;
+      case "PlayerAgreed": return `${name(e.player)} agreed`;
+      case "Scored": return `counted: ${e.result}`;
+      case "GameEnded": return `game over: ${e.result}`;
+      case "GameStarted": return `new game: ${e.rules} on ${e.topology}`;
+      case "ClockPaused": return "clocks paused";
+      case "ClockResumed": return "clocks running";
+      case "FlagFell": return `${name(e.player)}'s time ran out`;
+      default: return e.type;
+    }
+  }
+
+  async function loadFull() {
+    const resp = await fetch("/api/state", { credentials: "same-origin" });
+    setState(await resp.json());
+  }
+
+  function setState(s) {
+    if (s.topology) {
+      view = new BoardView($("board"), s.topology, tap);
+      gameId = s.game_id;
+    } else if (s.game_id !== gameId) {
+      loadFull(); return;
+    }
+    state = s;
+    if (s.clock !== undefined) { clock = s.clock; clockAt = performance.now(); }
+    render();
+  }
+
+  async function send(action, body) {
+    const box = $("refusal");
+    const data = await companion.control(action, body);
+    if (data.ok) { box.hidden = true; return; }
+    box.hidden = false; box.textContent = data.error;
+    clearTimeout(send.timer); send.timer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+
+  function tap(spot) {
+    if (state && state.phase === "cleanup") send("mark", { spot });
+  }
+
+  function connect() {
+    es = new EventSource("/events");
+    es.onopen = () => { $("status").textContent = "live"; $("status").className = "status live"; };
+    es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
+    es.onmessage = (msg) => {
+      const data = JSON.parse(msg.data);
+      if (data.event) feed(data.event);
+      if (data.state) setState(data.state);
+      if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
+    };
+  }
+
+  document.querySelectorAll("#controls button[data-action]").forEach((b) =>
+    b.addEventListener("click", () => {
+      const a = b.dataset.action;
+      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      send(a);
+    }));
+  // A phone or laptop waking up: EventSource reconnects itself; nudge it if it gave up.
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && es && es.readyState === EventSource.CLOSED) connect();
+  });
+  setInterval(renderClocks, 250);
+  connect();
+})();
