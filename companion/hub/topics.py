@@ -18,7 +18,9 @@ name and round are in every payload, so a message copied off the broker stays me
 
 - **status**: ``online`` (bool) and ``reason``: ``"connected"`` (published by the table on
   every connection), ``"stopped"`` (a clean shutdown), ``"lost"`` (the last will: the broker
-  publishes it when the table's connection dies without a goodbye).
+  publishes it when the table's connection dies without a goodbye). An online status has
+  ``heartbeat``: the table repeats it every that many seconds, so a reader can tell a table
+  that went silent from a quiet one.
 - **event**: ``seq`` (the event's place in the table's journal: global across the journal's
   games, contiguous, starting at 1), ``game`` (the journal's game id) and ``event``: the event
   as :meth:`companion.events.Event.to_dict` writes it (``{"type": "MovePlayed", "seq": 12,
@@ -146,12 +148,16 @@ class Status(Message):
     kind: ClassVar[str] = "status"
     online: bool
     reason: str = "connected"
+    heartbeat: float | None = None
 
     def topic(self) -> str:
         return status_topic(self.table)
 
     def body(self) -> dict[str, Any]:
-        return {"online": self.online, "reason": self.reason}
+        body: dict[str, Any] = {"online": self.online, "reason": self.reason}
+        if self.heartbeat is not None:
+            body["heartbeat"] = self.heartbeat
+        return body
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -238,6 +244,12 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
     return value
 
 
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def decode(topic: str, payload: bytes) -> Message:
     """The message published on ``topic``; HubError for a foreign topic or a bad payload.
 
@@ -279,6 +291,7 @@ def decode(topic: str, payload: bytes) -> Message:
                 **base,
                 online=_get(data, "online", bool, where),
                 reason=str(data.get("reason", "")),
+                heartbeat=_number(data.get("heartbeat")),
             )
         if kind == "event":
             event = _get(data, "event", dict, where)
