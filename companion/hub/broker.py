@@ -14,6 +14,7 @@ catching up after a short outage is not cut off: use the same in a tournament's 
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -106,6 +107,9 @@ class Mosquitto:
             "log_type notice",
             "log_timestamp true",
         ]
+        if os.geteuid() == 0:
+            # As root, mosquitto would switch to user "mosquitto", who cannot write our files.
+            lines.append(f"user {pwd.getpwuid(os.getuid()).pw_name}")
         if self.users:
             pwfile = self.workdir / "passwords"
             pwfile.write_text("")

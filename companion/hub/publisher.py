@@ -334,6 +334,7 @@ class JournalFeed:
 
     def record(self, game: int) -> RecordFile | None:
         with self._lock:
+            self._sync()
             events = list(self._events) if game == self._game else None
         if events is None:
             events = self.journal.events(game)
@@ -509,8 +510,9 @@ class TablePublisher:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
+        was_connected = self._connected.is_set()
         self._connected.clear()
-        if reason.is_failure and not self._stop.is_set():
+        if was_connected and reason.is_failure and not self._stop.is_set():
             self.last_error = f"lost the broker: {reason}"
             log.info("table %s: %s", self.table, self.last_error)
 
