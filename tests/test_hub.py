@@ -6,6 +6,7 @@ temporary directory (``companion.hub.broker.Mosquitto``) and skip when it is not
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -13,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +24,13 @@ import pytest
 from companion.errors import HubError
 from companion.games.playout import random_move
 from companion.hub import topics
+from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto, find_mosquitto
 from companion.hub.hub import Hub, HubUpdate
 from companion.hub.publisher import PublishConfig, TablePublisher, parse_broker, start_publisher
 from companion.journal import Journal
+from companion.records.json_record import read_json_record
+from companion.records.sgf import read_sgf
 from companion.table import intents as it
 from companion.table.session import TableSession
 
@@ -352,3 +357,111 @@ def test_credentials_come_from_the_table_configuration(tmp_path: Path) -> None:
         finally:
             hub.stop()
             good.stop()
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+
+def feed_hub(hub: Hub, name: str, table: Table, round_: int = 1) -> None:
+    """What a publisher would send for every journaled event, given to the hub directly."""
+    for event in table.journal.events_after(0):
+        game = table.journal.game_of(event.seq)
+        assert game is not None
+        hub.receive(
+            topics.EventMessage(
+                table=name, round=round_, seq=event.seq, game=game, event=event.to_dict()
+            )
+        )
+
+
+def test_the_hub_page_is_read_only(tmp_path: Path) -> None:
+    hub = Hub(client_id="unstarted")
+    feed_hub(hub, "t1", Table(tmp_path / "t.sqlite"))
+    client = create_app(hub).test_client()
+    page = client.get("/")
+    assert page.status_code == 200 and b"read-only" in page.data
+    assert client.get("/table/t1").status_code == 200
+    assert client.get("/table/nope").status_code == 404
+    for path in ("/", "/api/tables", "/table/t1", "/stream", "/round/1/records.zip", "/login"):
+        for method in ("post", "put", "patch", "delete"):
+            resp = getattr(client, method)(path, json={"action": "pass"})
+            assert resp.status_code == 405, (method, path)
+            assert "read-only" in resp.get_json()["error"]
+    # The table page's board drawing is shared, not copied.
+    assert b"class BoardView" in client.get("/web-static/board.js").data
+
+
+def test_the_stream_sends_each_event_as_it_arrives(tmp_path: Path) -> None:
+    hub = Hub(client_id="unstarted")
+    table = Table(tmp_path / "t.sqlite", seed=4)
+    table.play(3)
+    client = create_app(hub).test_client()
+    resp = client.get("/stream", buffered=False)
+    frames = resp.response  # type: ignore[attr-defined]
+    hello = json.loads(next(frames).decode().split("data: ", 1)[1])
+    assert hello["kind"] == "hello"
+    feed_hub(hub, "t1", table)
+    got = [json.loads(next(frames).decode().split("data: ", 1)[1]) for _ in table.seqs()]
+    assert [(f["kind"], f["seq"]) for f in got] == [("event", s) for s in table.seqs()]
+    assert got[-1]["view"]["move_number"] == 3 and got[-1]["event"]["type"] == "MovePlayed"
+    resp.close()
+
+
+@needs_broker
+def test_round_records_and_livechess_files(broker: Mosquitto, tmp_path: Path) -> None:
+    tables = {
+        "board-1": Table(
+            tmp_path / "1.sqlite", seed=5, players=["Ann Lee", "Bob"], time_control="byo:10m+3x30s"
+        ),
+        "board-2": Table(tmp_path / "2.sqlite", rules="stacked", board="2x9x9", seed=6),
+    }
+    pubs = [publisher(t, broker, name, round=3) for name, t in tables.items()]
+    hub = hub_for(broker)
+    try:
+        for t in tables.values():
+            t.play(12)
+        tables["board-1"].session.control("resign", player=0)  # Black resigns: W+R
+        tables["board-2"].play(1)
+        assert hub.wait_for(lambda h: all(caught_up(h, n, t) for n, t in tables.items()), 10)
+        client = create_app(hub, name="Club Evening").test_client()
+
+        zipped = client.get("/round/3/records.zip")
+        assert zipped.status_code == 200 and zipped.mimetype == "application/zip"
+        with zipfile.ZipFile(io.BytesIO(zipped.data)) as zf:
+            names = sorted(zf.namelist())
+            assert names == ["round-3/board-1-game-1.sgf", "round-3/board-2-game-1.json"]
+            sgf = read_sgf(zf.read(names[0]))
+            stacked = read_json_record(zf.read(names[1]))
+        assert sgf.names == ("Ann Lee", "Bob") and sgf.result == "W+R"
+        assert len(sgf.moves) == 13 and sgf.moves[-1].kind == "resign"
+        assert sgf.info[0].clock and sgf.info[0].clock[0].time_left is not None
+        assert stacked.topology.shape == (2, 9, 9) and len(stacked.moves) == 13
+        assert client.get("/round/4/records.zip").status_code == 404
+
+        tournament = client.get("/broadcast/tournament.json").get_json()
+        assert tournament["name"] == "Club Evening" and tournament["id"] == "club-evening"
+        assert tournament["rounds"] == [
+            {"count": 0, "live": 0},
+            {"count": 0, "live": 0},
+            {"count": 2, "live": 1},
+        ]
+        assert tournament["eboards"] == ["board-1", "board-2"]
+        index = client.get("/broadcast/round-3/index.json").get_json()
+        first, second = index["pairings"]
+        assert first["black"]["fname"] == "Ann" and first["black"]["lname"] == "Lee"
+        assert first["white"]["fname"] == "Bob" and first["result"] == "1-0"
+        assert (first["live"], second["live"], second["result"]) == (False, True, "*")
+        assert second["companion"]["table"] == "board-2"
+        game = client.get("/broadcast/round-3/game-1.json").get_json()
+        assert game["serialNr"] == "board-1" and game["result"] == "WHITEWIN"
+        assert len(game["moves"]) == 12 and all(
+            re.fullmatch(r"([A-HJ-T]\d+|pass) \d+", m) for m in game["moves"]
+        )
+        live = client.get("/broadcast/round-3/game-2.json").get_json()
+        assert live["live"] is True and live["result"] is None and live["clock"] is None
+        assert all(re.fullmatch(r"L[12]-[A-J]\d|pass", m) for m in live["moves"])
+        assert client.get("/broadcast/round-3/game-3.json").status_code == 404
+    finally:
+        hub.stop()
+        for p in pubs:
+            p.stop()

@@ -301,21 +301,25 @@ class Hub:
             log.warning("skipped: %s", exc)
             return
         try:
-            updates = self.receive(msg, received=received)
-        except Exception:  # a listener or fold bug must not kill paho's thread
+            self.receive(msg, received=received)
+        except Exception:  # a bug in a fold must not kill paho's thread
             log.exception("hub: message on %s", message.topic)
-            return
+
+    # ------------------------------------------------------------------ the rules
+    def receive(self, msg: topics.Message, *, received: float | None = None) -> list[HubUpdate]:
+        """Take one decoded message (see the module docstring), tell the listeners, and return
+        the changes made. A listener that raises is logged and skipped."""
+        received = time.time() if received is None else received
+        updates = self._receive(msg, received)
         for update in updates:
             for listener in list(self.listeners):
                 try:
                     listener(update)
                 except Exception:
                     log.exception("hub listener failed")
+        return updates
 
-    # ------------------------------------------------------------------ the rules
-    def receive(self, msg: topics.Message, *, received: float | None = None) -> list[HubUpdate]:
-        """Take one decoded message (see the module docstring); returns the changes made."""
-        received = time.time() if received is None else received
+    def _receive(self, msg: topics.Message, received: float) -> list[HubUpdate]:
         with self._lock:
             mirror = self._tables.get(msg.table)
             if mirror is None:

@@ -568,7 +568,7 @@ class TablePublisher:
                     if self._games[old] is None:
                         self._publish_record(old)
                 force = True
-            elif isinstance(event, ev.GameEnded):
+            elif isinstance(event, ev.GameEnded | ev.Resigned | ev.Scored):
                 force = True
             message = topics.EventMessage(
                 table=self.table, round=self.round, seq=event.seq, game=game, event=event.to_dict()
