@@ -7,10 +7,11 @@ Routes (GET only; anything else gets 405, the hub changes nothing at any table):
 - ``/api/tables`` and ``/api/table/<name>``: the views as JSON (with the board drawing);
 - ``/stream``: Server-Sent Events, one message per change the hub makes (``?table=<name>``
   for one table). Each message is ``{"kind", "table", "seq", "received", "sent", "view",
-  "event"}`` where ``received`` is when the hub got it from the broker and ``sent`` when the
-  frame was built (hub wall clock, seconds); a new game or a wholesale state replacement
-  tells the page to fetch the drawing again. A spectator that falls 5000 messages behind is
-  cut off and its browser reconnects (and starts from a fresh snapshot);
+  "event", "covered"}``: ``received`` is when the hub got it from the broker and ``sent`` when
+  the frame was built (hub wall clock, seconds), ``covered`` the seqs a wholesale state
+  brought. A new game or a state replacement tells the page to fetch the drawing again. A
+  spectator that falls 5000 messages behind is cut off; its browser reconnects and starts
+  from a fresh snapshot;
 - ``/round/<r>/records.zip``: every game of round r, one SGF per two-player grid game and a
   JSON record otherwise (``round-<r>/<table>-game-<id>.sgf|json``);
 - ``/broadcast/tournament.json``, ``/broadcast/round-<n>/index.json``,
@@ -71,7 +72,7 @@ class Stream:
                 "sent": time.time(),
                 "view": view,
                 "event": update.event,
-                "covered": len(update.covered),
+                "covered": list(update.covered),
             }
         )
         self.broadcaster.publish(self._count, (update.table, frame))
