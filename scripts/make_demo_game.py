@@ -24,9 +24,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     proc = subprocess.Popen(
-        ["gnugo", "--mode", "gtp", "--level", str(args.level), "--seed", str(args.seed),
-         "--chinese-rules", "--komi", "7.5"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            "gnugo",
+            "--mode",
+            "gtp",
+            "--level",
+            str(args.level),
+            "--seed",
+            str(args.seed),
+            "--chinese-rules",
+            "--komi",
+            "7.5",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
 
     def gtp(command: str) -> str:

@@ -108,26 +108,50 @@ class Ticker:
 
 
 @click.command()
-@click.option("--source", default="auto", show_default=True,
-              help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N")
+@click.option(
+    "--source",
+    default="auto",
+    show_default=True,
+    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+)
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="SQLite journal [default: $COMPANION_JOURNAL or "
-              "~/.local/share/companion/journal.sqlite]")
+@click.option(
+    "--journal",
+    "journal_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
+)
 @click.option("--rules", default="chinese", show_default=True, help="Rules preset for a new game.")
 @click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
-@click.option("--threads", default=64, show_default=True, type=int,
-              help="Page threads (each live page holds one).")
-@click.option("--demo-delay", default=2.0, show_default=True, type=float,
-              help="Seconds between demo moves.")
-@click.option("--demo-rest", default=20.0, show_default=True, type=float,
-              help="Seconds the finished demo game stays up before the next starts.")
-@click.option("--snapshot-every", default=5.0, show_default=True, type=float,
-              help="Seconds between clock snapshots in the journal.")
+@click.option(
+    "--threads",
+    default=64,
+    show_default=True,
+    type=int,
+    help="Page threads (each live page holds one).",
+)
+@click.option(
+    "--demo-delay", default=2.0, show_default=True, type=float, help="Seconds between demo moves."
+)
+@click.option(
+    "--demo-rest",
+    default=20.0,
+    show_default=True,
+    type=float,
+    help="Seconds the finished demo game stays up before the next starts.",
+)
+@click.option(
+    "--snapshot-every",
+    default=5.0,
+    show_default=True,
+    type=float,
+    help="Seconds between clock snapshots in the journal.",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,
@@ -160,6 +184,12 @@ def command(
         table = TableSession.resume(journal, snapshot_every=snapshot_every)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
+    if table.state.game is not None:
+        click.echo(
+            f"companion: resumed game {table.state.game_id} at event {table.state.last_seq} "
+            f"with {len(table.state.game.moves)} moves ({table.state.phase}, "
+            f"position {table.state.game.hash:016x})"
+        )
     if log_events:
         table.listeners.append(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
@@ -191,7 +221,14 @@ def command(
     pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
     app = create_app(table, pin=pin)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+        server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            connection_limit=max(100, 2 * threads),
+            ident="companion",
+        )
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     real_port = getattr(server, "effective_port", port)

@@ -59,8 +59,8 @@ def load_record(path: Path = DEMO_GAME) -> DemoRecord:
         if node.has_property("MA"):
             dead |= set(node.get("MA"))
     names = (
-        root.get("PB") if root.has_property("PB") else "Black",
-        root.get("PW") if root.has_property("PW") else "White",
+        f"Black ({root.get('PB')})" if root.has_property("PB") else "Black",
+        f"White ({root.get('PW')})" if root.has_property("PW") else "White",
     )
     komi = float(root.get("KM")) if root.has_property("KM") else 7.5
     return DemoRecord(game.get_size(), komi, names, tuple(moves), tuple(sorted(dead)))
@@ -114,9 +114,7 @@ class DemoTable:
     def _is_demo_game(self) -> bool:
         state = self.table.state
         game = state.game
-        if game is None or state.started is None or state.started.topology != str(
-            self.record.size
-        ):
+        if game is None or state.started is None or state.started.topology != str(self.record.size):
             return False
         played = [(m.player, m.spot) for m in game.moves]
         wanted = [
@@ -164,7 +162,11 @@ class DemoTable:
         game = table.state.game
         assert game is not None
         for intent in record_intents(self.record, game.copy()):
-            pause = self.delay if isinstance(intent, it.PlayIntent | it.PassIntent) else 0.3
+            pause = (
+                self.delay
+                if isinstance(intent, it.PlayIntent | it.PassIntent)
+                else 0.15 * self.delay
+            )
             if not self._wait(pause):
                 return
             try:
@@ -177,10 +179,10 @@ class DemoTable:
             for point in self.record.dead:
                 spot = self.record.spot(live, point)
                 if spot not in table.state.dead and live.board[spot] >= 0:
-                    if not self._wait(0.5):
+                    if not self._wait(self.delay):
                         return
                     table.control("mark", spot=spot, mark="dead")
             for player in live.active_players:
-                if not self._wait(1.0):
+                if not self._wait(self.delay):
                     return
                 table.control("agree", player=player)

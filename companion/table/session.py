@@ -128,10 +128,7 @@ class Broadcaster:
             self.closed = True
             subs, self._subs = list(self._subs), set()
         for sub in subs:
-            try:
-                sub._queue.put_nowait(None)
-            except queue.Full:
-                pass
+            sub.put(None)  # a full queue marks the watcher overflowed: its stream ends too
 
 
 def _names(game_spot_name: Callable[[int], str], spots: Iterable[int]) -> str:
@@ -213,7 +210,9 @@ class TableSession:
                 trial = TableState()
                 trial.apply(event)  # raises for unknown rules or board
             else:
-                self._check(event)
+                trial = self._check(event)
+                if isinstance(event, ev.MovePlayed) and trial.game is not None:
+                    event = replace(event, captured=tuple(sorted(trial.game.last_captured)))
             now = self._now()
             if clock_change is not None and self.clock is not None:
                 clock_change(now)
@@ -234,8 +233,9 @@ class TableSession:
         self.hub.publish(stored.seq, payload)
         return stored
 
-    def _check(self, event: ev.Event) -> None:
-        """Raise IllegalMove when ``event`` would not apply (on a copy: nothing changes)."""
+    def _check(self, event: ev.Event) -> TableState:
+        """Raise IllegalMove when ``event`` would not apply (on a copy: nothing changes);
+        returns the copy with the event applied."""
         state = self.state
         if state.game is None:
             raise IllegalMove("not allowed", "no game has been started")
@@ -252,6 +252,7 @@ class TableSession:
             agreed=set(state.agreed),
         )
         trial.apply(event)
+        return trial
 
     # ------------------------------------------------------------------ games
     def start_game(
@@ -451,7 +452,8 @@ class TableSession:
                     return []
                 return [
                     self._accept(
-                        ev.ClockPaused(), clock_change=(lambda now: clock.pause(now)) if clock else None
+                        ev.ClockPaused(),
+                        clock_change=(lambda now: clock.pause(now)) if clock else None,
                     )
                 ]
             if action == "resume":
@@ -512,9 +514,7 @@ class TableSession:
                         winner=score.winner,
                         margin=float(score.margin),
                         method=score.method,
-                        detail=tuple(
-                            {k: float(v) for k, v in d.items()} for d in score.detail
-                        ),
+                        detail=tuple({k: float(v) for k, v in d.items()} for d in score.detail),
                         result=score.text(),
                         dead=tuple(dead),
                         no_mans_land=tuple(nml),
@@ -647,9 +647,7 @@ class TableSession:
                     "dead": sorted(state.dead),
                     "no_mans_land": sorted(state.no_mans_land),
                     "score": score,
-                    "points_history": state.points_history
-                    if isinstance(live_points, list)
-                    else [],
+                    "points_history": state.points_history if isinstance(live_points, list) else [],
                     "clock": self.clock_view(),
                     "alerts": self.alerts(),
                     "alert_spots": sorted(

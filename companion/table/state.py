@@ -160,7 +160,12 @@ class TableState:
         pass
 
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
-        self._need_game()
+        """Under a loss-on-time policy the snapshot names the flagged player: the game ends.
+        Under the skip policy a Skipped event follows instead."""
+        game = self._need_game()
+        if e.clock is not None and e.clock.get("flagged") == e.player and not game.over:
+            game.lose_on_time(e.player)
+            self.phase = "over"
 
     def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
         self.discrepancy = e

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -111,9 +112,7 @@ def create_app(
     journal = table.journal
 
     def render_event(event: ev.Event) -> bytes:
-        return sse_frame(
-            {"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq
-        )
+        return sse_frame({"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq)
 
     table.render = render_event
 
@@ -159,9 +158,7 @@ def create_app(
     @app.get("/setup")
     def setup_page() -> str:
         rules = [{"name": c.name, "description": c.description} for c in presets()]
-        return render_template(
-            "setup.html", page="setup", rules=rules, maps=sorted(bundled_maps())
-        )
+        return render_template("setup.html", page="setup", rules=rules, maps=sorted(bundled_maps()))
 
     @app.get("/archive")
     def archive_page() -> str:
@@ -179,8 +176,12 @@ def create_app(
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
+        started = table.state.started
         return render_template(
-            "calibrate.html", page="calibrate", has_camera=table.frame is not None
+            "calibrate.html",
+            page="calibrate",
+            has_camera=table.frame is not None,
+            board=started.topology if started else "19",
         )
 
     @app.get("/login")
@@ -354,15 +355,97 @@ def create_app(
 
     @app.get("/camera.mjpg")
     def camera_stream() -> Response:
-        return Response(
-            _mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame"
-        )
+        return Response(_mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame")
+
+    @app.get("/camera.jpg")
+    def camera_still() -> Response:
+        frame = table.frame
+        if frame is None:
+            return refuse(404, "no camera picture: this table runs without a camera")
+        return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.post("/api/calibration")
+    def save_calibration() -> Response:
+        """Save the four board corners placed on a still frame as a calibration profile."""
+        if not authed():
+            return refuse(403, NEEDS_PIN)
+        if not csrf_ok(request.headers.get("X-CSRF-Token")):
+            return refuse(403, BAD_CSRF)
+        body = request.get_json(silent=True)
+        try:
+            profile = calibration_profile(body, board=table.state.started)
+        except ValueError as exc:
+            return refuse(400, f"cannot save this calibration: {exc}")
+        folder = calibration_dir or Path("calibration")
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{profile['name']}.json"
+        tmp = target.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(profile, indent=1))
+        tmp.replace(target)
+        return jsonify({"ok": True, "saved": str(target), "profile": profile})
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return Response(status=204)
 
     @app.get("/healthz")
     def healthz() -> Response:
         return jsonify({"ok": True, "seq": table.state.last_seq})
 
     return app
+
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$")
+
+
+def calibration_profile(body: Any, *, board: ev.GameStarted | None) -> dict[str, Any]:
+    """Check a calibration posted by the page; ValueError names what is wrong.
+
+    The profile is ``{"format": "companion-calibration", "version": 1, "name", "board",
+    "image": [w, h], "corners": [[x, y] x 4]}`` with corners in image pixels, clockwise from
+    the top-left point of the board (A19 on a 19x19 board).
+    """
+    if not isinstance(body, dict):
+        raise ValueError("send a JSON object")
+    name = str(body.get("name", "")).strip()
+    if not _NAME.match(name):
+        raise ValueError("the name must be 1-41 letters, digits, - or _")
+    size = body.get("image")
+    corners = body.get("corners")
+    if (
+        not isinstance(size, list)
+        or len(size) != 2
+        or not all(isinstance(v, int | float) and v > 0 for v in size)
+    ):
+        raise ValueError("image must be [width, height] in pixels")
+    if not isinstance(corners, list) or len(corners) != 4:
+        raise ValueError("give exactly four corners")
+    points = []
+    for c in corners:
+        if not (isinstance(c, list) and len(c) == 2 and all(isinstance(v, int | float) for v in c)):
+            raise ValueError("each corner is [x, y]")
+        x, y = float(c[0]), float(c[1])
+        if not (0 <= x <= size[0] and 0 <= y <= size[1]):
+            raise ValueError(f"corner ({x:.0f}, {y:.0f}) is outside the picture")
+        points.append([round(x, 1), round(y, 1)])
+    # The corners must make a convex quadrilateral in clockwise order (no crossed edges).
+    signs = set()
+    for i in range(4):
+        ax, ay = points[i]
+        bx, by = points[(i + 1) % 4]
+        cx, cy = points[(i + 2) % 4]
+        cross = (bx - ax) * (cy - by) - (by - ay) * (cx - bx)
+        signs.add(cross > 0)
+    if len(signs) != 1:
+        raise ValueError("the corners cross over: place them clockwise from the top left")
+    return {
+        "format": "companion-calibration",
+        "version": 1,
+        "name": name,
+        "board": board.topology if board else str(body.get("board", "19")),
+        "image": [int(size[0]), int(size[1])],
+        "corners": points,
+    }
 
 
 def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:

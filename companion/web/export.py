@@ -9,6 +9,7 @@ from __future__ import annotations
 from sgfmill import sgf
 
 from companion.games.go import LETTERS
+from companion.table.clock import GameClock, parse_spec
 from companion.table.state import TableState
 
 
@@ -31,7 +32,10 @@ def sgf_of(state: TableState) -> str:
     root.set("PW", started.players[1])
     root.set("AP", ("companion", "0.1"))
     if started.time_control:
-        root.set_raw("OT", sgf.sgf_grammar.escape_text(started.time_control))
+        props = GameClock(parse_spec(started.time_control), 2).sgf_root()
+        root.set("TM", float(props["TM"]))
+        if "OT" in props:
+            root.set("OT", props["OT"])
     if state.ended is not None:
         root.set("RE", state.ended.result)
     node = root
@@ -52,6 +56,7 @@ def sgf_of(state: TableState) -> str:
             _, row, col = game.topology.point(spot)
             points.add((size - 1 - row, col))
         node.set("MA", points)
-        node.set("C", f"dead stones marked MA; counted by {state.scored.method}: "
-                      f"{state.scored.result}")
+        node.set(
+            "C", f"dead stones marked MA; counted by {state.scored.method}: {state.scored.result}"
+        )
     return record.serialise().decode()

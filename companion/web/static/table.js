@@ -60,8 +60,8 @@
 
   function renderChart() {
     const svg = $("chart"), hist = state.points_history || [];
-    if (hist.length < 2) { svg.hidden = true; return; }
-    svg.hidden = false;
+    if (hist.length < 2) { svg.setAttribute("hidden", ""); return; }
+    svg.removeAttribute("hidden");
     const n = hist.length, players = hist[0].length;
     let lo = Infinity, hi = -Infinity;
     hist.forEach((row) => row.forEach((v) => { lo = Math.min(lo, v); hi = Math.max(hi, v); }));
@@ -145,9 +145,17 @@
     }
   }
 
-  async function loadFull() {
-    const resp = await fetch("/api/state", { credentials: "same-origin" });
-    setState(await resp.json());
+  // Events that arrive while a new board is being fetched wait for it (their spot names).
+  let loading = null;
+  const pending = [];
+  function loadFull() {
+    if (loading) return loading;
+    loading = fetch("/api/state", { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
+      loading = null;
+      setState(s);
+      pending.splice(0).forEach(feed);
+    }, () => { loading = null; });
+    return loading;
   }
 
   function setState(s) {
@@ -180,8 +188,8 @@
     es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
     es.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
-      if (data.event) feed(data.event);
       if (data.state) setState(data.state);
+      if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
       if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
     };
   }

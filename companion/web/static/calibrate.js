@@ -1,0 +1,47 @@
+// Drag four corners on a still frame; the grid between them shows whether they sit right.
+"use strict";
+(function () {
+  const img = document.getElementById("still"), svg = document.getElementById("overlay");
+  const root = document.getElementById("calib");
+  const lines = parseInt((root.dataset.board.match(/^\d+/) || ["19"])[0], 10);
+  let corners = null, W = 0, H = 0, drag = -1;
+  const lerp = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+  function draw() {
+    const [tl, tr, br, bl] = corners;
+    let out = "";
+    for (let i = 0; i < lines; i++) {
+      const t = i / (lines - 1);
+      const a = lerp(tl, tr, t), b = lerp(bl, br, t), c = lerp(tl, bl, t), d = lerp(tr, br, t);
+      out += `<line x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"/><line x1="${c[0]}" y1="${c[1]}" x2="${d[0]}" y2="${d[1]}"/>`;
+    }
+    const r = Math.max(W, H) / 60;
+    corners.forEach((p, i) => { out += `<circle class="handle" data-i="${i}" cx="${p[0]}" cy="${p[1]}" r="${r}"/>`; });
+    svg.innerHTML = out;
+  }
+  function init() {
+    W = img.naturalWidth; H = img.naturalHeight;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    corners = corners || [[W * 0.2, H * 0.2], [W * 0.8, H * 0.2], [W * 0.8, H * 0.8], [W * 0.2, H * 0.8]];
+    draw();
+  }
+  function toImage(ev) {
+    const r = svg.getBoundingClientRect();
+    return [Math.min(W, Math.max(0, (ev.clientX - r.left) * W / r.width)), Math.min(H, Math.max(0, (ev.clientY - r.top) * H / r.height))];
+  }
+  svg.addEventListener("pointerdown", (ev) => {
+    const t = ev.target;
+    if (t.classList && t.classList.contains("handle")) { drag = parseInt(t.dataset.i, 10); svg.setPointerCapture(ev.pointerId); }
+  });
+  svg.addEventListener("pointermove", (ev) => { if (drag >= 0) { corners[drag] = toImage(ev); draw(); } });
+  svg.addEventListener("pointerup", () => { drag = -1; });
+  if (img.complete && img.naturalWidth) init(); else img.addEventListener("load", init);
+  document.getElementById("refresh").addEventListener("click", () => { img.src = "/camera.jpg?t=" + Date.now(); });
+  document.getElementById("calib-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const out = document.getElementById("calib-result");
+    const name = ev.target.elements.name.value.trim();
+    const data = await companion.post("/api/calibration", { name, image: [W, H], corners });
+    out.className = data.ok ? "" : "refusal";
+    out.textContent = data.ok ? `saved ${data.saved}` : data.error;
+  });
+})();

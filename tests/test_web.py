@@ -1,0 +1,223 @@
+"""The page over Flask's test client: PIN and CSRF refusals, state JSON, SSE catch-up."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from companion.journal import Journal
+from companion.table import intents as it
+from companion.table.session import TableSession
+from companion.web.app import MAX_FAILURES, create_app
+
+PIN = "424242"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> TableSession:
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:5m+3x30s")
+    return table
+
+
+@pytest.fixture
+def client(table: TableSession, tmp_path: Path) -> FlaskClient:
+    app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration")
+    app.testing = True
+    return app.test_client()
+
+
+def csrf(client: FlaskClient) -> str:
+    page = client.get("/").get_data(as_text=True)
+    match = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert match
+    return match.group(1)
+
+
+def login(client: FlaskClient, pin: str = PIN) -> int:
+    return client.post("/login", data={"pin": pin, "csrf": csrf(client)}).status_code
+
+
+def test_pages_load_for_spectators(client: FlaskClient) -> None:
+    for url in ("/", "/setup", "/archive", "/archive/1", "/camera", "/calibrate", "/login"):
+        resp = client.get(url)
+        assert resp.status_code == 200, url
+        assert "Content-Security-Policy" in resp.headers
+    assert "No camera picture" in client.get("/camera").get_data(as_text=True)
+
+
+def test_state_json(client: FlaskClient, table: TableSession) -> None:
+    table.apply(it.PlayIntent(40, 0))
+    data = client.get("/api/state").get_json()
+    assert data["board"][40] == 0 and data["to_move"] == 1
+    assert [p["name"] for p in data["players"]] == ["Ann", "Bob"]
+    assert data["topology"]["kind"] == "grid" and len(data["topology"]["xy"]) == 81
+    assert data["last_move"]["name"] == "E5"
+    assert data["clock"]["players"][0]["periods"] == 3
+    assert data["authed"] is False
+
+
+def test_control_without_pin_is_refused(client: FlaskClient, table: TableSession) -> None:
+    resp = client.post("/api/control/pass", headers={"X-CSRF-Token": csrf(client)}, json={})
+    assert resp.status_code == 403
+    assert "PIN" in resp.get_json()["error"]
+    assert table.state.game is not None and table.state.game.moves == []
+
+
+def test_control_without_csrf_token_is_refused(client: FlaskClient, table: TableSession) -> None:
+    assert login(client) == 302
+    resp = client.post("/api/control/pass", json={})
+    assert resp.status_code == 403 and "security token" in resp.get_json()["error"]
+    resp = client.post("/api/control/pass", headers={"X-CSRF-Token": "forged"}, json={})
+    assert resp.status_code == 403
+    assert table.state.game is not None and table.state.game.moves == []
+
+
+def test_control_with_pin_and_token_works(client: FlaskClient, table: TableSession) -> None:
+    assert login(client) == 302
+    token = csrf(client)
+    resp = client.post("/api/control/pass", headers={"X-CSRF-Token": token}, json={})
+    assert resp.status_code == 200 and resp.get_json()["events"][0]["type"] == "Passed"
+    # A refusal by the rules is a 409 with the engine's words.
+    client.post("/api/control/undo", headers={"X-CSRF-Token": token}, json={})
+    resp = client.post("/api/control/undo", headers={"X-CSRF-Token": token}, json={})
+    assert resp.status_code == 409 and "no move" in resp.get_json()["error"]
+
+
+def test_wrong_pin_is_refused_then_throttled(client: FlaskClient) -> None:
+    for _ in range(MAX_FAILURES):
+        assert login(client, "000000") == 403
+    assert login(client, PIN) == 429  # locked out even with the right PIN, for a while
+
+
+def test_login_without_token_is_refused(client: FlaskClient) -> None:
+    assert client.post("/login", data={"pin": PIN}).status_code == 403
+
+
+def test_no_secret_in_urls(client: FlaskClient) -> None:
+    page = client.get("/login").get_data(as_text=True)
+    assert 'method="post"' in page and PIN not in page
+    assert PIN not in client.get("/").get_data(as_text=True)
+
+
+def _frames(chunk: bytes) -> list[tuple[int | None, dict]]:  # type: ignore[type-arg]
+    out = []
+    for block in chunk.decode().split("\n\n"):
+        ids = re.findall(r"^id: (\d+)$", block, re.M)
+        data = re.findall(r"^data: (.*)$", block, re.M)
+        if data:
+            out.append((int(ids[0]) if ids else None, json.loads(data[0])))
+    return out
+
+
+def test_sse_catches_up_from_last_event_id(client: FlaskClient, table: TableSession) -> None:
+    for spot in (40, 20, 60):
+        table.apply(it.PlayIntent(spot, table.state.game.to_move))  # type: ignore[union-attr]
+    resp = client.get("/events", headers={"Last-Event-ID": "2"}, buffered=False)
+    first = next(iter(resp.response))
+    resp.close()
+    frames = _frames(first)
+    assert [i for i, _ in frames] == [3, 4, 4]
+    assert [f["event"]["spot"] for _, f in frames[:2]] == [20, 60]
+    assert frames[-1][1]["state"]["board"][60] == 0  # then the current state
+
+
+def test_sse_without_last_id_sends_the_state_then_live_events(
+    client: FlaskClient, table: TableSession
+) -> None:
+    resp = client.get("/events", buffered=False)
+    stream = iter(resp.response)
+    frames = _frames(next(stream))
+    assert "event" not in frames[-1][1] and frames[-1][1]["state"]["seq"] == table.state.last_seq
+    table.apply(it.PlayIntent(40, 0))
+    live = _frames(next(stream))
+    resp.close()
+    assert live[0][1]["event"]["type"] == "MovePlayed" and live[0][1]["state"]["board"][40] == 0
+
+
+def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSession) -> None:
+    table.apply(it.PlayIntent(40, 0))
+    table.apply(it.PassIntent(1))
+    sgf = client.get("/archive/1.sgf")
+    assert sgf.status_code == 200 and b";B[ee]" in sgf.data and b"PB[Ann]" in sgf.data
+    record = client.get("/archive/1.json").get_json()
+    assert [e["type"] for e in record["events"]][:2] == ["GameStarted", "MovePlayed"]
+    frames = client.get("/api/archive/1").get_json()["frames"]
+    assert [f["move_number"] for f in frames] == [0, 1, 2]
+    assert client.get("/archive/99").status_code == 404
+
+
+def test_sgf_refused_for_maps(client: FlaskClient, table: TableSession) -> None:
+    table.start_game("chinese", "hex-5")
+    resp = client.get("/archive/2.sgf")
+    assert resp.status_code == 409 and "square" in resp.get_json()["error"]
+
+
+def test_new_game_from_setup(client: FlaskClient, table: TableSession) -> None:
+    login(client)
+    token = csrf(client)
+    body = {
+        "rules": "club",
+        "topology": "13",
+        "knobs": {"komi": 0.5},
+        "players": ["A", "B"],
+        "time_control": "fischer:5m+10s",
+    }
+    resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == 200
+    assert table.state.started is not None and table.state.started.rules == "club"
+    assert table.state.game is not None and table.state.game.knobs.komi == 0.5
+    body["topology"] = "nowhere"
+    resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == 400 and "nowhere" in resp.get_json()["error"]
+
+
+def _jpeg() -> bytes:
+    import cv2
+    import numpy as np
+
+    image = np.full((240, 320, 3), (60, 140, 200), np.uint8)
+    ok, data = cv2.imencode(".jpg", image)
+    assert ok
+    return bytes(data.tobytes())
+
+
+def test_camera_placeholder_then_picture(client: FlaskClient, table: TableSession) -> None:
+    assert client.get("/camera.jpg").status_code == 404
+    assert "No camera, so nothing to calibrate" in client.get("/calibrate").get_data(as_text=True)
+    table.frame = _jpeg()
+    still = client.get("/camera.jpg")
+    assert still.status_code == 200 and still.data == table.frame
+    assert "Drag the four round handles" in client.get("/calibrate").get_data(as_text=True)
+    resp = client.get("/camera.mjpg", buffered=False)
+    first = next(iter(resp.response))
+    resp.close()
+    assert first.startswith(b"--frame\r\nContent-Type: image/jpeg") and table.frame in first
+
+
+def test_calibration_is_saved_with_pin_and_checked(
+    client: FlaskClient, table: TableSession, tmp_path: Path
+) -> None:
+    body = {
+        "name": "club-table",
+        "image": [320, 240],
+        "corners": [[40, 30], [280, 32], [282, 210], [38, 208]],
+    }
+    assert client.post("/api/calibration", json=body).status_code == 403
+    login(client)
+    token = csrf(client)
+    crossed = dict(body, corners=[[40, 30], [282, 210], [280, 32], [38, 208]])
+    resp = client.post("/api/calibration", json=crossed, headers={"X-CSRF-Token": token})
+    assert resp.status_code == 400 and "cross" in resp.get_json()["error"]
+    resp = client.post(
+        "/api/calibration", json=dict(body, name="../etc"), headers={"X-CSRF-Token": token}
+    )
+    assert resp.status_code == 400
+    resp = client.post("/api/calibration", json=body, headers={"X-CSRF-Token": token})
+    assert resp.status_code == 200
+    saved = json.loads(Path(resp.get_json()["saved"]).read_text())
+    assert saved["corners"][0] == [40.0, 30.0] and saved["board"] == "9"
