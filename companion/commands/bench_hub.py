@@ -60,6 +60,7 @@ def _play_table(
         session, {"broker": broker, "table": name, "round": 1, "state_every": 1.0}
     )
     moves = 0
+    commits: list[float] = []
     try:
         out["connected"] = publisher.flush(20)
         start.wait()
@@ -81,9 +82,10 @@ def _play_table(
             player = session.state.game.to_move
             spot = random_move(shadow, rng, empties)
             if spot is None:
-                session.apply(it.PassIntent(player=player))
+                stored = session.apply(it.PassIntent(player=player))
             else:
-                session.apply(it.PlayIntent(player=player, spot=spot))
+                stored = session.apply(it.PlayIntent(player=player, spot=spot))
+            commits.append(time.time() - stored[0].at)
             moves += 1
             if rate > 0:
                 stop.wait(rng.uniform(0.5, 1.5) / rate)
@@ -92,6 +94,7 @@ def _play_table(
         out["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         out["moves"] = moves
+        out["commits"] = commits
         out["last_seq"] = journal.last_seq
         publisher.stop()
         journal.close()
@@ -296,7 +299,9 @@ def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> 
         f"  moves played: {moves} ({moves / played:.0f}/s in all); events journaled (all kinds): "
         f"{len(expected)}"
     )
+    commits = [c for o in outs.values() for c in o.get("commits", ())]
     click.echo("  delay from the move's journal timestamp to:")
+    click.echo(f"    the table's journal commit done {_stats(commits)}")
     click.echo(f"    the hub's subscriber callback   {_stats(to_hub)}")
     click.echo(f"    the hub page's SSE stream       {_stats(to_sse)}")
     click.echo(

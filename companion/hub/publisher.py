@@ -9,9 +9,9 @@ It publishes (topics and payloads: :mod:`companion.hub.topics`):
   :meth:`TablePublisher.stop` says ``"stopped"``. The status is repeated every ``heartbeat``
   seconds so the hub can tell a silent table from a live one.
 - every journaled event on ``events`` (QoS 1), in journal order;
-- the current game whole on ``state`` (retained) and its record on ``records/...`` (retained),
-  at most every ``state_every`` seconds while events come, and at once when a game starts or
-  ends and after every (re)connection.
+- the current game whole on ``state`` (retained) at most every ``state_every`` seconds while
+  events come, and its record on ``records/...`` (retained) at most every ``record_every``
+  seconds; both at once when a game starts or ends and after every (re)connection.
 
 **Nothing lost.** The publisher remembers the last event seq the broker acknowledged (QoS 1
 PUBACK, seen through paho's message info). A table that loses the broker keeps playing and
@@ -37,6 +37,7 @@ Configuration (:class:`PublishConfig`, e.g. from the table's settings file)::
     tls_cert      = "/etc/companion/table7.pem"      # optional client certificate ...
     tls_key       = "/etc/companion/table7.key"      # ... and its key
     state_every   = 1.0                # seconds between retained state updates
+    record_every  = 10.0               # seconds between record updates of the current game
     keepalive     = 15                 # seconds; the broker declares the table lost after 1.5x
     heartbeat     = 30.0               # seconds between status repeats
 
@@ -117,6 +118,7 @@ _KEYS = {
     "tls_cert",
     "tls_key",
     "state_every",
+    "record_every",
     "keepalive",
     "heartbeat",
 }
@@ -134,6 +136,7 @@ class PublishConfig:
     password: str | None = field(default=None, repr=False)
     tls: TLSSettings | None = None
     state_every: float = 1.0
+    record_every: float = 10.0
     keepalive: int = 15
     heartbeat: float = 30.0
 
@@ -142,8 +145,10 @@ class PublishConfig:
         topics.check_round(self.round)
         if self.password is not None and self.username is None:
             raise HubError("a broker password needs a username")
-        if not self.state_every > 0 or not self.heartbeat > 0 or self.keepalive < 5:
-            raise HubError("state_every and heartbeat must be > 0 and keepalive >= 5 seconds")
+        if min(self.state_every, self.record_every, self.heartbeat) <= 0 or self.keepalive < 5:
+            raise HubError(
+                "state_every, record_every and heartbeat must be > 0 and keepalive >= 5 seconds"
+            )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, base: Path | None = None) -> PublishConfig:
@@ -192,6 +197,7 @@ class PublishConfig:
                 password=None if password is None else str(password),
                 tls=tls,
                 state_every=float(data.get("state_every", 1.0)),
+                record_every=float(data.get("record_every", 10.0)),
                 keepalive=int(data.get("keepalive", 15)),
                 heartbeat=float(data.get("heartbeat", 30.0)),
             )
@@ -368,6 +374,7 @@ class TablePublisher:
         tls: TLSSettings | None = None,
         keepalive: int = 15,
         state_every: float = 1.0,
+        record_every: float = 10.0,
         heartbeat: float = 30.0,
         poll: float = 1.0,
         client_id: str | None = None,
@@ -378,6 +385,7 @@ class TablePublisher:
         self.host, self.port = host, port
         self.keepalive = keepalive
         self.state_every = state_every
+        self.record_every = record_every
         self.heartbeat = heartbeat
         self.poll = poll
         self.client_id = client_id or f"companion-table-{table}"
@@ -402,6 +410,7 @@ class TablePublisher:
             self._games[current] = None
         self._state_due = True
         self._last_state = 0.0
+        self._last_record = 0.0
         self._last_status = 0.0
         self._state_info: mqtt.MQTTMessageInfo | None = None
         self.last_error: str | None = None
@@ -577,7 +586,7 @@ class TablePublisher:
             self._sent_seq = event.seq
             self._state_due = True
         if self._state_due and (force or now - self._last_state >= self.state_every):
-            self._publish_state(now)
+            self._publish_state(now, record=force or now - self._last_record >= self.record_every)
         self._advance()
 
     def _publish_status(self, now: float) -> None:
@@ -591,7 +600,7 @@ class TablePublisher:
         self._publish(status, retain=True)
         self._last_status = now
 
-    def _publish_state(self, now: float) -> None:
+    def _publish_state(self, now: float, *, record: bool = True) -> None:
         seq, game, events, view = self.feed.snapshot()
         state = topics.StateMessage(
             table=self.table,
@@ -606,7 +615,9 @@ class TablePublisher:
         self._last_state = now
         if game is not None:
             self._games.setdefault(game, None)
-            self._publish_record(game)
+            if record:
+                self._publish_record(game)
+                self._last_record = now
 
     def _publish_record(self, game: int) -> None:
         """Publish ``game``'s record (past games: computed once, then kept)."""
@@ -667,6 +678,7 @@ def start_publisher(source: Any, config: PublishConfig | Mapping[str, Any]) -> T
         tls=config.tls,
         keepalive=config.keepalive,
         state_every=config.state_every,
+        record_every=config.record_every,
         heartbeat=config.heartbeat,
         poll=config.state_every if listeners is not None else 0.25,
     )
