@@ -201,11 +201,11 @@ def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> 
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
         broker = Mosquitto(Path(tmp) / "broker").start()
         hub = Hub(host=broker.host, port=broker.port, client_id="bench-hub").start()
-        callback: dict[tuple[str, int], float] = {}
+        callback: dict[tuple[str, int], tuple[float, float]] = {}
 
         def on_update(update: HubUpdate) -> None:
             if update.kind == "event":
-                callback[(update.table, update.seq)] = update.received
+                callback[(update.table, update.seq)] = (update.sent, update.received)
 
         hub.listeners.append(on_update)
         port = free_port()
@@ -279,13 +279,18 @@ def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> 
     errors = {n: o["error"] for n, o in outs.items() if "error" in o}
     to_hub: list[float] = []
     to_sse: list[float] = []
+    to_publish: list[float] = []
+    in_flight: list[float] = []
     for key, (when, event) in arrivals.items():
         if event is None or event.get("type") not in ("MovePlayed", "Passed"):
             continue
         at = float(event["at"])
         to_sse.append(when - at)
         if key in callback:
-            to_hub.append(callback[key] - at)
+            sent, received = callback[key]
+            to_hub.append(received - at)
+            to_publish.append(sent - at)
+            in_flight.append(received - sent)
     lost = expected - set(arrivals) - covered
     click.echo(
         f"companion bench hub: {tables} tables, {rate:g} moves/s each, {played:.1f} s, "
@@ -302,8 +307,10 @@ def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> 
     commits = [c for o in outs.values() for c in o.get("commits", ())]
     click.echo("  delay from the move's journal timestamp to:")
     click.echo(f"    the table's journal commit done {_stats(commits)}")
+    click.echo(f"    the table's publish call         {_stats(to_publish)}")
     click.echo(f"    the hub's subscriber callback   {_stats(to_hub)}")
     click.echo(f"    the hub page's SSE stream       {_stats(to_sse)}")
+    click.echo(f"  publish call to hub callback     {_stats(in_flight)}")
     click.echo(
         f"  events lost: {len(lost)} of {len(expected)}; delivered inside a replacing state: "
         f"{len(covered)} ({resyncs} states); duplicates dropped by the hub: {dup_hub}; "

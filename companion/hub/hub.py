@@ -124,7 +124,7 @@ class TableMirror:
 class HubUpdate:
     """One change: ``kind`` is "status", "event" (``event`` set), "state" (a wholesale
     replacement: ``covered`` lists the seqs it brought) or "record". ``received`` is the hub's
-    wall-clock time when the message arrived."""
+    wall-clock time when the message arrived, ``sent`` the table's when it published it."""
 
     table: str
     kind: str
@@ -132,6 +132,7 @@ class HubUpdate:
     received: float
     event: dict[str, Any] | None = None
     covered: tuple[int, ...] = ()
+    sent: float = 0.0
 
 
 class Hub:
@@ -399,7 +400,9 @@ class Hub:
             mirror.events.append(msg.event)
             mirror.last_seq = msg.seq
             mirror.delivered += 1
-            out.append(HubUpdate(mirror.name, "event", msg.seq, received, event=msg.event))
+            out.append(
+                HubUpdate(mirror.name, "event", msg.seq, received, event=msg.event, sent=msg.sent)
+            )
         mirror.waiting = bool(mirror.pending)
         if not mirror.waiting:
             mirror.error = None
