@@ -258,8 +258,11 @@ class TableFeed(Protocol):
     def events_since(self, seq: int) -> list[tuple[int, ev.Event]]:
         """Every event after ``seq`` with its game id, oldest first."""
 
-    def snapshot(self) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
-        """(last seq, current game id, the current game's events, its view)."""
+    def snapshot(
+        self, upto: int | None = None
+    ) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
+        """(last seq, current game id, the current game's events, its view), as of seq
+        ``upto`` (default: the latest) when the fold is not already past it."""
 
     def record(self, game: int) -> RecordFile | None:
         """The record of ``game`` as the journal holds it now (None: no such game)."""
@@ -307,14 +310,17 @@ class JournalFeed:
             out.append((game or 0, event))
         return out
 
-    def _sync(self) -> None:
-        """Bring the fold up to the journal (a new game is folded from its beginning)."""
+    def _sync(self, upto: int | None = None) -> None:
+        """Bring the fold up to the journal, or to seq ``upto`` (a new game is folded from its
+        beginning)."""
         for game, event in self.events_since(self._seq):
             if event.seq <= self._seq:
                 continue
+            if upto is not None and event.seq > upto:
+                break
             try:
                 if game != self._game:
-                    events = self.journal.events(game)
+                    events = [e for e in self.journal.events(game) if upto is None or e.seq <= upto]
                     self._state = TableState.from_events(events, game_id=game)
                     self._game, self._events = game, events
                     self._seq = events[-1].seq if events else event.seq
@@ -327,9 +333,11 @@ class JournalFeed:
             self._events.append(event)
             self._seq = event.seq
 
-    def snapshot(self) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
+    def snapshot(
+        self, upto: int | None = None
+    ) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
         with self._lock:
-            self._sync()
+            self._sync(upto)
             events = list(self._events)
             view = table_view(
                 self._state,
@@ -339,11 +347,7 @@ class JournalFeed:
             return self._seq, self._game, events, view
 
     def record(self, game: int) -> RecordFile | None:
-        with self._lock:
-            self._sync()
-            events = list(self._events) if game == self._game else None
-        if events is None:
-            events = self.journal.events(game)
+        events = self.journal.events(game)
         if not events:
             return None
         return record_file(events, game_id=game)
@@ -601,7 +605,8 @@ class TablePublisher:
         self._last_status = now
 
     def _publish_state(self, now: float, *, record: bool = True) -> None:
-        seq, game, events, view = self.feed.snapshot()
+        # As far as the events published so far: the hub then gets each event on its own.
+        seq, game, events, view = self.feed.snapshot(upto=self._sent_seq)
         state = topics.StateMessage(
             table=self.table,
             round=self.round,
