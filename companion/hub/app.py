@@ -124,6 +124,10 @@ def create_app(
             abort(404, f"no table {table!r} has published to this hub")
         return render_template("hub_table.html", name=name, table=table)
 
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return Response(status=204)
+
     @app.get("/web-static/<path:filename>")
     def web_static(filename: str) -> Response:
         """The table page's own board drawing and style, shared rather than copied."""
@@ -146,7 +150,11 @@ def create_app(
         if view is None:
             abort(404, f"no table {table!r} has published to this hub")
         return jsonify(
-            server_time=time.time(), connected=hub.connected, view=view, events=hub.events(table)
+            server_time=time.time(),
+            connected=hub.connected,
+            rounds=hub.rounds(),
+            view=view,
+            events=hub.events(table),
         )
 
     @app.get("/stream")

@@ -191,7 +191,7 @@ function hubTable(name) {
     if (!resp.ok) return;
     const data = await resp.json();
     const v = data.view;
-    hub.store(v, data.server_time); hub.broker(data.connected);
+    hub.store(v, data.server_time); hub.broker(data.connected); hub.rounds(data.rounds);
     if (v.topology && game !== v.game_id) { board = new BoardView($("board"), v.topology, null); game = v.game_id; }
     $("feed").innerHTML = "";
     for (const e of data.events.slice().reverse()) feed(v, e, false);
