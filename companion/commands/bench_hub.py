@@ -45,7 +45,14 @@ TIME_CONTROL = "byo:30m+5x30s"
 
 
 def _play_table(
-    name: str, folder: Path, broker: str, rate: float, seed: int, start: Any, stop: Any, out: dict
+    name: str,
+    folder: Path,
+    broker: str,
+    rate: float,
+    seed: int,
+    start: Any,
+    stop: Any,
+    out: dict[str, Any],
 ) -> None:
     from companion.games.playout import random_move
     from companion.hub.publisher import start_publisher

@@ -250,7 +250,7 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def decode(topic: str, payload: bytes) -> Message:
+def decode(topic: str, payload: bytes | bytearray) -> Message:
     """The message published on ``topic``; HubError for a foreign topic or a bad payload.
 
     Checks that the payload's table (and round and game, for records) match the topic, so a
@@ -262,7 +262,7 @@ def decode(topic: str, payload: bytes) -> Message:
         raise HubError(f"{topic!r} is not a companion v{VERSION} topic")
     where = topic
     try:
-        data = json.loads(payload.decode("utf-8"))
+        data = json.loads(bytes(payload).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HubError(f"{where}: payload is not JSON ({exc})") from None
     if not isinstance(data, dict):
@@ -306,12 +306,13 @@ def decode(topic: str, payload: bytes) -> Message:
             game = data.get("game")
             if game is not None and not isinstance(game, int):
                 raise HubError(f"{where}: game is {game!r}")
+            view = data.get("view")
             return StateMessage(
                 **base,
                 seq=_get(data, "seq", int, where),
                 game=game,
                 events=tuple(events),
-                view=data.get("view") if isinstance(data.get("view"), dict) else {},
+                view=view if isinstance(view, dict) else {},
             )
         assert r is not None
         record = RecordMessage(
