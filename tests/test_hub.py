@@ -27,7 +27,13 @@ from companion.hub import topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto, find_mosquitto
 from companion.hub.hub import Hub, HubUpdate
-from companion.hub.publisher import PublishConfig, TablePublisher, parse_broker, start_publisher
+from companion.hub.publisher import (
+    PublishConfig,
+    TablePublisher,
+    load_publish_config,
+    parse_broker,
+    start_publisher,
+)
 from companion.journal import Journal
 from companion.records.json_record import read_json_record
 from companion.records.sgf import read_sgf
@@ -465,3 +471,26 @@ def test_round_records_and_livechess_files(broker: Mosquitto, tmp_path: Path) ->
         hub.stop()
         for p in pubs:
             p.stop()
+
+
+def test_publish_settings_come_from_the_tables_toml_file(tmp_path: Path) -> None:
+    (tmp_path / "mqtt-password").write_text("pw\n")
+    settings = tmp_path / "table.toml"
+    settings.write_text(
+        '[hub]\nbroker = "10.0.0.2:1884"\ntable = "board-7"\nround = 3\n'
+        'username = "board-7"\npassword_file = "mqtt-password"\n'
+    )
+    config = load_publish_config(settings)
+    assert (config.host, config.port, config.table, config.round) == (
+        "10.0.0.2",
+        1884,
+        "board-7",
+        3,
+    )
+    assert (config.username, config.password) == ("board-7", "pw")
+    settings.write_text("[hub\n")
+    with pytest.raises(HubError, match="not TOML"):
+        load_publish_config(settings)
+    settings.write_text('[table]\nname = "x"\n')
+    with pytest.raises(HubError, match=r"no \[hub\] table"):
+        load_publish_config(settings)

@@ -24,7 +24,8 @@ resends what was in flight); the hub drops duplicates by seq.
 **Games and rounds.** The round is fixed for a publisher's life: the table's latest game when
 the publisher starts, and every game started after, belong to that round.
 
-Configuration (:class:`PublishConfig`, e.g. from the table's settings file)::
+Configuration (:class:`PublishConfig`; :func:`load_publish_config` reads the ``[hub]`` table
+of a TOML settings file, paths relative to that file)::
 
     broker        = "hub.local:1883"   # HOST[:PORT]; port 1883, or 8883 with TLS
     table         = "board-7"          # 1-64 of A-Z a-z 0-9 . _ - (one MQTT topic level)
@@ -52,6 +53,7 @@ import logging
 import ssl
 import threading
 import time
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +207,31 @@ class PublishConfig:
             if isinstance(exc, HubError):
                 raise
             raise HubError(f"bad hub setting: {exc}") from None
+
+
+def load_publish_config(path: str | Path) -> PublishConfig:
+    """The ``[hub]`` table of a TOML settings file (e.g. ``/etc/companion/table.toml``)::
+
+        [hub]
+        broker = "hub.local"
+        table = "board-7"
+        round = 3
+        username = "board-7"
+        password_file = "mqtt-password"    # relative to the settings file
+
+    Raises HubError when the file cannot be read, is not TOML, or has no valid ``[hub]``.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HubError(f"cannot read hub settings {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise HubError(f"hub settings {path} are not TOML: {exc}") from None
+    section = data.get("hub")
+    if not isinstance(section, dict):
+        raise HubError(f"{path} has no [hub] table")
+    return PublishConfig.from_mapping(section, base=path.parent)
 
 
 def read_password(path: str | Path) -> str:
