@@ -20,8 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from companion.errors import HubError
+from companion.cli import main
+from companion.errors import HubError, JournalError
 from companion.games.playout import random_move
 from companion.hub import topics
 from companion.hub.app import create_app
@@ -494,3 +496,44 @@ def test_publish_settings_come_from_the_tables_toml_file(tmp_path: Path) -> None
     settings.write_text('[table]\nname = "x"\n')
     with pytest.raises(HubError, match=r"no \[hub\] table"):
         load_publish_config(settings)
+
+
+def test_companion_hub_refuses_bad_settings_in_plain_words(tmp_path: Path) -> None:
+    runner = CliRunner()
+    bad = runner.invoke(main, ["hub", "--broker", "hub.local:port"])
+    assert bad.exit_code != 0 and "bad broker address" in bad.output
+    missing = runner.invoke(
+        main, ["hub", "--broker", "h", "--username", "u", "--password-file", str(tmp_path / "no")]
+    )
+    assert missing.exit_code != 0 and "cannot read password file" in missing.output
+    assert "hub" in runner.invoke(main, ["bench", "--help"]).output
+
+
+@needs_broker
+def test_the_hub_never_shows_a_move_the_journal_lacks(
+    broker: Mosquitto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = Table(tmp_path / "t.sqlite", seed=9)
+    pub = publisher(table, broker, "t1")
+    hub = hub_for(broker)
+    try:
+        table.play(4)
+        game = table.session.state.game
+        assert game is not None
+        spot = next(s for s in range(len(game.board)) if game.is_legal(s))
+
+        def broken(event: object) -> object:
+            raise JournalError("disk full")
+
+        with monkeypatch.context() as m:
+            m.setattr(table.journal, "append", broken)
+            with pytest.raises(JournalError):
+                table.session.apply(it.PlayIntent(player=game.to_move, spot=spot))
+        assert pub.flush(5)
+        assert hub.wait_for(lambda h: caught_up(h, "t1", table), 5)
+        view = hub.view("t1")
+        assert view is not None and view["board"][spot] == -1
+        assert view["move_number"] == 4 and [e["seq"] for e in hub.events("t1")] == table.seqs()
+    finally:
+        hub.stop()
+        pub.stop()
