@@ -248,3 +248,27 @@ class Scored(Event):
     result: str = ""
     dead: tuple[int, ...] = ()
     no_mans_land: tuple[int, ...] = ()
+
+
+# --- Beyond Chess (companion.table.chess_session) ---------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChessTurnPlayed(Event):
+    """A Beyond Chess turn in turn notation (``e2e4/d3d2``, ``Ge2f2``, ``e7e8=Q/a3a2``) by
+    ``player`` (0 white, 1 black). Right after a :class:`PromotionAsked` it is the answer: the
+    clock already switched when the turn was seen."""
+
+    player: int
+    turn: str
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromotionAsked(Event):
+    """The whole turn is on the board but the camera cannot see what the pawn became: the page
+    asks; ``turns`` are the candidate turns' texts (the clock switched at the sighting)."""
+
+    player: int
+    turns: tuple[str, ...]
+    clock: Snapshot | None = None

@@ -312,7 +312,8 @@ class Journal:
         sql = """
             SELECT g.id, g.started, g.rules, g.topology, g.players, g.ended, g.result,
                    (SELECT COUNT(*) FROM events e WHERE e.game = g.id
-                     AND e.type IN ('MovePlayed', 'Passed', 'Skipped', 'Resigned'))
+                     AND e.type IN ('MovePlayed', 'Passed', 'Skipped', 'Resigned',
+                                    'ChessTurnPlayed'))
               FROM games g ORDER BY g.id DESC
         """
         with self._lock:
