@@ -497,7 +497,9 @@ def classify(
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     # Grid lines crossing the point clearly: board, whatever the light does to its colour.
     # Between the board's tint and a white stone's, visible lines say board.
-    lined = (f.lines >= CLEAR_LINES) | ((f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW))
+    lined = (f.lines >= CLEAR_LINES) | (
+        (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
+    )
     empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
     # The point itself must show (a hand hides it), unless the spot is the board's very image
     # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
