@@ -3,6 +3,7 @@
     companion serve                      # a camera if one is found, else the demo game
     companion serve --demo --port 8080
     companion serve --rules club --board 19 --time byo:20m+5x30s
+    companion serve --rules beyond-chess --demo   # a Beyond Chess game through the camera loop
 
 It prints the page's address and the table PIN (controls need it; spectators do not). The
 journal (``--journal``, default ``$COMPANION_JOURNAL`` or ``~/.local/share/companion/
@@ -129,7 +130,20 @@ class Ticker:
     "--source",
     default="auto",
     show_default=True,
-    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+    help="auto (a camera if found, else the demo), demo, or a frame source: picam, usb:N, "
+    "video:PATH, dir:PATH",
+)
+@click.option(
+    "--profile",
+    "profile_path",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Calibration profile for the camera (else --corners, else the board is found).",
+)
+@click.option(
+    "--corners",
+    default=None,
+    help="Corner intersections x1,y1,...,x4,y4 (TL, TR, BR, BL) in camera pixels.",
 )
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
@@ -141,7 +155,12 @@ class Ticker:
     default=None,
     help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
 )
-@click.option("--rules", default="chinese", show_default=True, help="Rules preset for a new game.")
+@click.option(
+    "--rules",
+    default="chinese",
+    show_default=True,
+    help="Rules preset for a new game (beyond-chess or fixed-chess for chess; the demo too).",
+)
 @click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
@@ -161,6 +180,14 @@ class Ticker:
     show_default=True,
     type=float,
     help="Seconds the finished demo game stays up before the next starts.",
+)
+@click.option(
+    "--demo-feed",
+    type=click.Choice(["sensors", "record"]),
+    default="sensors",
+    show_default=True,
+    help="How the demo reaches the table: a simulated sensor grid read by the tracker (the "
+    "whole loop), or the record's moves as intents.",
 )
 @click.option(
     "--snapshot-every",
@@ -192,6 +219,7 @@ def command(
     threads: int,
     demo_delay: float,
     demo_rest: float,
+    demo_feed: str,
     snapshot_every: float,
     calibration_dir: Path | None,
     log_events: bool,
@@ -200,24 +228,22 @@ def command(
     from waitress.server import create_server
 
     from companion.demo import DemoTable
+    from companion.demo.chess import ChessDemo
     from companion.journal import Journal
     from companion.table.camera import CameraTable
-    from companion.table.session import TableSession
+    from companion.table.chess_state import is_chess
+    from companion.table.host import Table
     from companion.web.app import create_app
 
     path = journal_path or Path(os.environ.get("COMPANION_JOURNAL") or DEFAULT_JOURNAL)
     path = path.expanduser()
     try:
         journal = Journal(path)
-        table = TableSession.resume(journal, snapshot_every=snapshot_every)
+        table = Table.resume(journal, snapshot_every=snapshot_every)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     if table.state.game is not None:
-        click.echo(
-            f"companion: resumed game {table.state.game_id} at event {table.state.last_seq} "
-            f"with {len(table.state.game.moves)} moves ({table.state.phase}, "
-            f"position {table.state.game.hash:016x})"
-        )
+        click.echo(f"companion: resumed {table.summary()}")
     if log_events:
         table.listeners.append(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
@@ -240,11 +266,14 @@ def command(
             raise click.BadParameter("give eight numbers x1,y1,...,x4,y4", param_hint="--corners")
         quad = [values[i : i + 2] for i in range(0, 8, 2)]
 
-    feeder: DemoTable | None = None
+    feeder: DemoTable | ChessDemo | None = None
     camera: CameraTable | None = None
     try:
         if use_demo:
-            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
+            if is_chess(rules):
+                feeder = ChessDemo(table, delay=demo_delay, rest=demo_rest)
+            else:
+                feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
             feeder.start()
         else:
             if table.state.game is None or table.state.phase == "over":
