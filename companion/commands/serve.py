@@ -3,6 +3,7 @@
     companion serve                      # a camera if one is found, else the demo game
     companion serve --demo --port 8080
     companion serve --rules club --board 19 --time byo:20m+5x30s
+    companion serve --rules beyond-chess --demo   # a Beyond Chess game through the camera loop
 
 It prints the page's address and the table PIN (controls need it; spectators do not). The
 journal (``--journal``, default ``$COMPANION_JOURNAL`` or ``~/.local/share/companion/
@@ -124,7 +125,12 @@ class Ticker:
     default=None,
     help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
 )
-@click.option("--rules", default="chinese", show_default=True, help="Rules preset for a new game.")
+@click.option(
+    "--rules",
+    default="chinese",
+    show_default=True,
+    help="Rules preset for a new game (beyond-chess or fixed-chess for chess; the demo too).",
+)
 @click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
@@ -173,23 +179,21 @@ def command(
     from waitress.server import create_server
 
     from companion.demo import DemoTable
+    from companion.demo.chess import ChessDemo
     from companion.journal import Journal
-    from companion.table.session import TableSession
+    from companion.table.chess_state import is_chess
+    from companion.table.host import Table
     from companion.web.app import create_app
 
     path = journal_path or Path(os.environ.get("COMPANION_JOURNAL") or DEFAULT_JOURNAL)
     path = path.expanduser()
     try:
         journal = Journal(path)
-        table = TableSession.resume(journal, snapshot_every=snapshot_every)
+        table = Table.resume(journal, snapshot_every=snapshot_every)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     if table.state.game is not None:
-        click.echo(
-            f"companion: resumed game {table.state.game_id} at event {table.state.last_seq} "
-            f"with {len(table.state.game.moves)} moves ({table.state.phase}, "
-            f"position {table.state.game.hash:016x})"
-        )
+        click.echo(f"companion: resumed {table.summary()}")
     if log_events:
         table.listeners.append(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
@@ -208,10 +212,11 @@ def command(
             )
             use_demo = True
 
-    feeder: DemoTable | None = None
+    feeder: DemoTable | ChessDemo | None = None
     try:
         if use_demo:
-            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
+            demo_kind = ChessDemo if is_chess(rules) else DemoTable
+            feeder = demo_kind(table, delay=demo_delay, rest=demo_rest)
             feeder.start()
         elif table.state.game is None or table.state.phase == "over":
             table.start_game(rules, board, time_control=time_control)
