@@ -143,9 +143,9 @@ class ChessDemo:
             self.show(position.look_after(turn), hand=True, seconds=0.25 * self.delay)
         self.show(position.look_after(turn), seconds=self.delay)
         state = self.table.state
-        if getattr(state, "question", None) is not None and turn.promotion:
-            if not self._stop.wait(self.delay):
-                self.table.control("promote", piece=PIECE_LETTERS[turn.promotion].upper())
+        asked = getattr(state, "question", None) is not None and turn.promotion
+        if asked and not self._stop.wait(self.delay):
+            self.table.control("promote", piece=PIECE_LETTERS[turn.promotion].upper())
 
     def play_out(self) -> None:
         """Feed the rest of the record (stops early when asked or when the game changed)."""
