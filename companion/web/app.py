@@ -154,7 +154,8 @@ def create_app(
     # ------------------------------------------------------------------ pages
     @app.get("/")
     def table_page() -> str:
-        return render_template("table.html", page="table")
+        # a session may name its own page (the chess session does: chess.html)
+        return render_template(getattr(table, "page_template", "table.html"), page="table")
 
     @app.get("/setup")
     def setup_page() -> str:
@@ -231,7 +232,7 @@ def create_app(
             return refuse(403, NEEDS_PIN)
         if not csrf_ok(request.headers.get("X-CSRF-Token")):
             return refuse(403, BAD_CSRF)
-        if action not in CONTROLS:
+        if action not in getattr(table, "controls", CONTROLS):
             return refuse(404, f"unknown control {action!r}")
         params = request.get_json(silent=True) or {}
         if not isinstance(params, dict):
@@ -466,6 +467,9 @@ def create_app(
     def healthz() -> Response:
         return jsonify({"ok": True, "seq": table.state.last_seq})
 
+    from companion.web.chess_pages import register as register_chess
+
+    register_chess(app, table)
     return app
 
 

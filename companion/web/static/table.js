@@ -166,6 +166,7 @@
   }
 
   function setState(s) {
+    if (s.kind === "chess") { window.location.reload(); return; }  // the table now plays chess
     if (s.topology) {
       view = new BoardView($("board"), s.topology, tap);
       gameId = s.game_id;

@@ -1,0 +1,219 @@
+// The Beyond Chess table: the board with its rifts as SVG, clocks, captured pieces, the move
+// list, the promotion question and the controls. Live over SSE like the Go table page.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const NS = "http://www.w3.org/2000/svg";
+  const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
+  const NAMES = { Q: "queen", R: "rook", B: "bishop", N: "knight" };
+  let state = null, clock = null, clockAt = 0, es = null;
+
+  function esc(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
+  function fmt(sec) {
+    sec = Math.max(0, sec);
+    const whole = Math.ceil(sec - 1e-6);
+    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
+    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
+  }
+  function name(p) { return state && state.players && state.players[p] ? state.players[p].name : ["White", "Black"][p]; }
+  function cellName(x, y) { return x >= 0 && x < 26 && y >= 0 ? String.fromCharCode(97 + x) + (y + 1) : `[${x},${y}]`; }
+
+  // ---- the board ---------------------------------------------------------------------------
+  function el(tag, attrs, text) {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function drawBoard() {
+    const svg = $("board"), b = state.board;
+    let [x0, y0, x1, y1] = b.bounds;
+    x0 = Math.min(x0, 0) - 1; y0 = Math.min(y0, 0) - 1; x1 = Math.max(x1, 7) + 1; y1 = Math.max(y1, 7) + 1;
+    const W = x1 - x0 + 1, H = y1 - y0 + 1;
+    const sx = (x) => x - x0, sy = (y) => y1 - y;  // top-left corner of cell (x, y)
+    svg.setAttribute("viewBox", `-0.6 0 ${W + 0.6} ${H + 0.6}`);
+    svg.innerHTML = "";
+    svg.appendChild(el("rect", { x: -0.6, y: 0, width: W + 0.6, height: H + 0.6, class: "cloth" }));
+    for (let x = Math.max(x0, 0); x <= x1 && x < 26; x++) svg.appendChild(el("text", { x: sx(x) + 0.5, y: H + 0.42, class: "coord" }, String.fromCharCode(97 + x)));
+    for (let y = Math.max(y0, 0); y <= y1; y++) svg.appendChild(el("text", { x: -0.3, y: sy(y) + 0.62, class: "coord" }, String(y + 1)));
+    const squares = el("g", { class: "squares" });
+    for (const [x, y] of b.squares) {
+      squares.appendChild(el("rect", { x: sx(x) + 0.03, y: sy(y) + 0.03, width: 0.94, height: 0.94, rx: 0.04, class: (x + y) % 2 ? "sq light" : "sq dark" }));
+    }
+    svg.appendChild(squares);
+    // where the last turn moved: the piece's cells, and the square shifted (or Gereted)
+    const mark = (t, cls) => {
+      if (!t) return;
+      for (const [x, y] of [t.from, t.to]) svg.appendChild(el("rect", { x: sx(x) + 0.03, y: sy(y) + 0.03, width: 0.94, height: 0.94, rx: 0.04, class: cls }));
+      const sh = t.geret ? [t.from, t.to] : t.shift;
+      if (sh) {
+        const [[ax, ay], [bx, by]] = sh;
+        svg.appendChild(el("rect", { x: sx(ax) + 0.08, y: sy(ay) + 0.08, width: 0.84, height: 0.84, class: "was-square" }));
+        svg.appendChild(el("line", { x1: sx(ax) + 0.5, y1: sy(ay) + 0.5, x2: sx(bx) + 0.5, y2: sy(by) + 0.5, class: "shift-arrow" }));
+        svg.appendChild(el("circle", { cx: sx(bx) + 0.5 - (bx - ax) * 0.18, cy: sy(by) + 0.5 + (by - ay) * 0.18, r: 0.09, class: "shift-head" }));
+      }
+    };
+    mark(state.last_turn, "last");
+    mark(state.half, "half");
+    for (const [x, y] of state.alert_cells || []) svg.appendChild(el("rect", { x: sx(x) + 0.06, y: sy(y) + 0.06, width: 0.88, height: 0.88, class: "alert-ring" }));
+    for (const [x, y, letter] of b.pieces) {
+      const white = letter === letter.toUpperCase();
+      const lower = letter.toLowerCase();
+      if (lower === "k" && state.check && (white ? 0 : 1) === state.to_move && !state.over) {
+        svg.appendChild(el("circle", { cx: sx(x) + 0.5, cy: sy(y) + 0.5, r: 0.46, class: "check" }));
+      }
+      const t = el("text", { x: sx(x) + 0.5, y: sy(y) + 0.8, class: "piece " + (white ? "w" : "b") }, GLYPH[lower]);
+      t.appendChild(el("title", {}, `${white ? "white" : "black"} ${({ k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" })[lower]} on ${cellName(x, y)}`));
+      svg.appendChild(t);
+    }
+    svg.setAttribute("aria-label", `the board: ${b.squares.length} squares, ${b.pieces.length} pieces`);
+  }
+
+  // ---- the side panel -------------------------------------------------------------------------
+  function renderClocks() {
+    const box = $("clocks");
+    if (!state || !state.players) { box.innerHTML = ""; return; }
+    box.innerHTML = state.players.map((pl, p) => {
+      let text = "—", extra = "no clock", running = false, low = false;
+      if (clock) {
+        const f = clock.players[p];
+        running = clock.running && clock.current === p;
+        const left = f.countdown - (running ? (performance.now() - clockAt) / 1000 : 0);
+        text = fmt(left); low = left <= 10; extra = "";
+        if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${fmt(f.period)}`;
+        else if (f.overtime && f.stones) extra = `${f.stones} turns to play`;
+        else if (f.periods) extra = `then ${f.periods} periods`;
+        if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
+      }
+      const turn = state.to_move === p && !state.over;
+      const other = state.players[1 - p];
+      const took = other.lost.map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${GLYPH[l.toLowerCase()]}</span>`).join("");
+      return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
+        <div class="who"><span class="dot ${p ? "b" : "w"}"></span>${esc(pl.name)}</div>
+        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="caps took" title="pieces ${esc(pl.name)} captured">${took || "&nbsp;"}</div></div>`;
+    }).join("");
+  }
+
+  function renderMoves() {
+    const rows = state.move_rows || [];
+    const last = state.moves.length;
+    $("moves").innerHTML = rows.length ? rows.map((r, i) => `<tr><th>${r.number}.</th><td>${esc(r.white)}</td><td>${esc(r.black)}</td></tr>`).join("")
+      : `<tr><td class="muted">no turns yet</td></tr>`;
+    const cells = $("moves").querySelectorAll("td");
+    if (last && cells.length) {
+      const filled = [...cells].filter((c) => c.textContent && c.textContent !== "…");
+      if (filled.length) filled[filled.length - 1].className = "latest";
+    }
+    const box = $("moves").parentElement;
+    box.scrollTop = box.scrollHeight;
+  }
+
+  function renderQuestion() {
+    const box = $("question"), q = state.question;
+    if (!q) { box.hidden = true; box.innerHTML = ""; return; }
+    box.hidden = false;
+    const white = q.player === 0;
+    box.innerHTML = `<h2>${esc(name(q.player))}'s pawn promoted</h2><p>Which piece did it become? (The camera sees colours, not shapes.)</p>
+      <div class="controls">${q.pieces.map((p) => `<button data-piece="${p}"><span class="glyph ${white ? "w" : "b"}">${GLYPH[p.toLowerCase()]}</span> ${NAMES[p]}</button>`).join("")}</div>`;
+    box.querySelectorAll("button[data-piece]").forEach((b) => b.addEventListener("click", () => send("promote", { piece: b.dataset.piece })));
+  }
+
+  function render() {
+    if (!state) return;
+    const alerts = state.alerts || [];
+    $("alerts").innerHTML = alerts.map((a) => `<p>${esc(a)}</p>`).join("");
+    $("alerts").hidden = !alerts.length;
+    if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
+    drawBoard();
+    let turn;
+    if (state.result) turn = `Game over: ${esc(state.result)} <div class="muted">${esc(state.result_method)}</div>`;
+    else {
+      const p = state.to_move;
+      turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
+      const last = state.last_turn ? ` · last: ${esc(state.last_turn.text)}` : "";
+      turn += `<div class="muted">turn ${state.turn_number}${last}</div>`;
+    }
+    $("turn").innerHTML = turn;
+    $("reader").textContent = state.reader || "";
+    $("reader").className = "reader" + (state.half ? " waiting" : "");
+    $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
+    $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
+    $("rules").textContent = state.rules_text + (state.time_control ? ` · clock ${state.time_control}` : " · no clock");
+    renderClocks(); renderMoves(); renderQuestion();
+  }
+
+  function describe(e) {
+    switch (e.type) {
+      case "ChessTurnPlayed": return `${name(e.player)}: ${e.turn}`;
+      case "PromotionAsked": return `${name(e.player)}'s pawn promoted: asked which piece`;
+      case "Undone": return `took back ${e.count} turn${e.count > 1 ? "s" : ""}`;
+      case "Resigned": return `${name(e.player)} resigned`;
+      case "DiscrepancyRaised": return e.message;
+      case "DiscrepancyCleared": return "the board matches the game again";
+      case "GameEnded": return `game over: ${e.result} (${e.method})`;
+      case "GameStarted": return `new game: ${e.rules}`;
+      case "ClockPaused": return "clocks paused";
+      case "ClockResumed": return "clocks running";
+      case "FlagFell": return `${name(e.player)}'s time ran out`;
+      default: return e.type;
+    }
+  }
+
+  function feed(event) {
+    if (event.type === "ClockSnapshot") return;
+    const li = document.createElement("li");
+    li.textContent = `${new Date(event.at * 1000).toLocaleTimeString()} · ${describe(event)}`;
+    const list = $("feed");
+    list.insertBefore(li, list.firstChild);
+    while (list.children.length > 30) list.removeChild(list.lastChild);
+  }
+
+  function setState(s) {
+    if (s.kind !== "chess" && s.phase !== "none") { window.location.reload(); return; }  // a Go game now
+    state = s;
+    if (s.clock !== undefined) { clock = s.clock; clockAt = performance.now(); }
+    render();
+  }
+
+  async function send(action, body) {
+    const box = $("refusal");
+    const data = await companion.control(action, body);
+    if (data.ok) { box.hidden = true; return true; }
+    box.hidden = false; box.textContent = data.error;
+    clearTimeout(send.timer); send.timer = setTimeout(() => { box.hidden = true; }, 8000);
+    return false;
+  }
+
+  function connect() {
+    es = new EventSource("/events");
+    es.onopen = () => { $("status").textContent = "live"; $("status").className = "status live"; };
+    es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
+    es.onmessage = (msg) => {
+      const data = JSON.parse(msg.data);
+      if (data.event) feed(data.event);
+      if (data.state) setState(data.state);
+      if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
+    };
+  }
+
+  document.querySelectorAll("#controls button[data-action]").forEach((b) =>
+    b.addEventListener("click", () => {
+      const a = b.dataset.action;
+      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      if (a === "draw" && !confirm("Both players agree to a draw?")) return;
+      send(a);
+    }));
+  $("enter").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const input = e.target.elements.text;
+    if (await send("turn", { text: input.value.trim() })) input.value = "";
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && es && es.readyState === EventSource.CLOSED) connect();
+  });
+  setInterval(renderClocks, 250);
+  fetch("/api/state", { credentials: "same-origin" }).then((r) => r.json()).then(setState);
+  connect();
+})();
