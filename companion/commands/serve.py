@@ -129,7 +129,20 @@ class Ticker:
     "--source",
     default="auto",
     show_default=True,
-    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+    help="auto (a camera if found, else the demo), demo, or a frame source: picam, usb:N, "
+    "video:PATH, dir:PATH",
+)
+@click.option(
+    "--profile",
+    "profile_path",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Calibration profile for the camera (else --corners, else the board is found).",
+)
+@click.option(
+    "--corners",
+    default=None,
+    help="Corner intersections x1,y1,...,x4,y4 (TL, TR, BR, BL) in camera pixels.",
 )
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")

@@ -197,6 +197,7 @@
     es.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
       if (data.state) setState(data.state);
+      if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
       if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
       if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
     };
