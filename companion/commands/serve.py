@@ -176,6 +176,14 @@ class Ticker:
     help="Seconds the finished demo game stays up before the next starts.",
 )
 @click.option(
+    "--demo-feed",
+    type=click.Choice(["sensors", "record"]),
+    default="sensors",
+    show_default=True,
+    help="How the demo reaches the table: a simulated sensor grid read by the tracker (the "
+    "whole loop), or the record's moves as intents.",
+)
+@click.option(
     "--snapshot-every",
     default=5.0,
     show_default=True,
@@ -205,6 +213,7 @@ def command(
     threads: int,
     demo_delay: float,
     demo_rest: float,
+    demo_feed: str,
     snapshot_every: float,
     calibration_dir: Path | None,
     log_events: bool,
@@ -257,7 +266,7 @@ def command(
     camera: CameraTable | None = None
     try:
         if use_demo:
-            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
+            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
             feeder.start()
         else:
             if table.state.game is None or table.state.phase == "over":
