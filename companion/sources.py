@@ -210,8 +210,8 @@ def _close(a: Any, b: Any, tolerance: float) -> bool:
         return False
     if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b, strict=True))
-    a, b = float(a), float(b)
-    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-9)
+    x, y = float(a), float(b)
+    return abs(x - y) <= tolerance * max(abs(x), abs(y), 1e-9)
 
 
 # --- OpenCV sources ---------------------------------------------------------------------------

@@ -91,6 +91,21 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     page.screenshot(path=str(SHOTS / "table-phone.png"), full_page=True)
 
 
+def test_a_dropped_page_catches_up_with_what_it_missed(served: Any, page: Any) -> None:
+    url, table = served
+    page.goto(url + "/")
+    page.wait_for_selector(".status.live", timeout=5000)
+    game = table.state.game
+    table.hub.drop_all()  # the Wi-Fi drops: every live page loses its stream
+    page.wait_for_selector(".status.down", timeout=3000)
+    for name in ("E5", "C3"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    # The browser reconnects with Last-Event-ID and gets both moves from the journal.
+    page.wait_for_selector(f'circle.stone[data-spot="{game.parse_spot("C3")}"]', timeout=5000)
+    feed = page.inner_text("#feed")
+    assert "Ann played E5" in feed and "Bob played C3" in feed
+
+
 def test_control_without_pin_is_refused(served: Any, page: Any) -> None:
     url, table = served
     page.goto(url + "/")
@@ -145,6 +160,14 @@ def test_other_boards_draw(served: Any, page: Any) -> None:
         table.apply(it.PlayIntent(spot, table.state.game.to_move))
     page.wait_for_selector('circle.stone[data-spot="40"]', timeout=3000)
     page.screenshot(path=str(SHOTS / "hex-map.png"))
+    table.start_game("gobeyond", "hex-5", players=("Ann", "Bob", "Cy"), knobs={"starting": 50})
+    for spot in (10, 20, 30, 11, 21):
+        table.apply(it.PlayIntent(spot, table.state.game.to_move))
+    page.wait_for_selector('circle.stone[data-spot="21"]', timeout=3000)
+    page.wait_for_selector("#chart polyline", timeout=3000)
+    assert page.locator("#chart polyline").count() == 3  # one line of points per player
+    assert "40 points" in page.inner_text("#clocks")
+    page.screenshot(path=str(SHOTS / "gobeyond.png"))
     page.goto(url + "/archive/2")  # the stacked game
     page.wait_for_selector("circle.stone", timeout=5000)
     page.screenshot(path=str(SHOTS / "archive-replay.png"))

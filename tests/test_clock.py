@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.table.clock import (
     Absolute,
@@ -252,6 +254,7 @@ def test_warnings_once_per_second_in_the_last_ten() -> None:
 def test_sgf_properties() -> None:
     clock = GameClock(ByoYomi(60, 5, 30))
     assert clock.sgf_root() == {"TM": "60", "OT": "5x30 byo-yomi"}
+    assert GameClock(TurnLimit(30)).sgf_root() == {"TM": "0", "OT": "30 per turn"}
     clock.start(0.0)
     clock.switch(12.5)
     assert clock.sgf_move(0, 12.5) == {"BL": "47.5"}
@@ -286,3 +289,47 @@ def test_restore_refuses_junk() -> None:
         GameClock.from_dict({**good, "states": good["states"][:1]})
     with pytest.raises(ValueError):
         GameClock.from_dict({**good, "control": "sand:3m"})
+
+
+# --- properties ---------------------------------------------------------------------------
+
+_turns = st.lists(st.floats(min_value=0.0, max_value=20.0, allow_nan=False), max_size=30)
+
+
+@given(_turns)
+def test_fischer_books_balance(turns: list[float]) -> None:
+    clock = GameClock(Fischer(300, 5))
+    clock.start(0.0)
+    now, used, moves = 0.0, [0.0, 0.0], [0, 0]
+    for i, d in enumerate(turns):
+        now += d
+        clock.switch(now)
+        used[i % 2] += d
+        moves[i % 2] += 1
+    for p in (0, 1):
+        assert clock.state(p, now).main == pytest.approx(300 - used[p] + 5 * moves[p])
+    assert clock.flagged is None  # 20 s turns never exhaust 300 s + increments
+
+
+@given(_turns, st.sampled_from(["byo:1m+3x10s", "canadian:30s+3/20s", "abs:2m", "delay:1m+3s"]))
+def test_remaining_never_grows_during_a_turn(turns: list[float], spec: str) -> None:
+    clock = GameClock(parse_spec(spec))
+    clock.start(0.0)
+    now = 0.0
+    for d in turns:
+        before = clock.remaining(clock.current or 0, now)
+        for step in (d / 3, d / 3, d / 3):
+            now += step
+            if clock.current is None or clock.flagged is not None:
+                return
+            left = clock.remaining(clock.current, now)
+            assert left <= before + 1e-9
+            before = left
+        clock.switch(now)
+
+
+def test_canadian_warnings_final_only_in_overtime() -> None:
+    clock = GameClock(Canadian(20, 5, 30))
+    clock.start(0.0)
+    assert [w.final for w in clock.warnings(15.0)] == [False]  # main time ending: overtime next
+    assert [w.final for w in clock.warnings(45.0)] == [True]  # the period ending: the flag

@@ -268,3 +268,12 @@ def test_observation_type(factory: MockFactory) -> None:
         hall.calibrate(scans=1)
         obs = hall.scan()
     assert isinstance(obs, Observation) and "raw" in obs.extra
+
+
+def test_shipped_pinmap_covers_every_point() -> None:
+    one, two = load_pinmap(layers=1), load_pinmap(layers=2)
+    assert one.sensors == 81 and len(one.muxes) == 6 and {m.adc for m in one.muxes} == {"adc0"}
+    assert two.sensors == 162 and len(two.muxes) == 12
+    points = {p for m in two.muxes for p in m.points if p is not None}
+    assert points == {(layer, r, c) for layer in (0, 1) for r in range(9) for c in range(9)}
+    assert one.clock.buttons == (20, 21) and one.clock.buzzer == 12

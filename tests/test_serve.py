@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from companion.commands.serve import command as serve
 from companion.commands.serve import sd_notify, watchdog_interval
-from companion.demo import DemoTable, load_record, record_intents
+from companion.demo import DemoTable, Wait, load_record, record_intents
 from companion.journal import Journal
 from companion.table.session import TableSession
 
@@ -49,9 +49,10 @@ def test_demo_record_is_a_real_game() -> None:
     assert record.moves[-2:] == ((1, None), (0, None))  # it ends with two passes
 
 
-def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path) -> None:
+@pytest.mark.parametrize("feed", ["sensors", "record"])
+def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path, feed: str) -> None:
     table = TableSession(Journal(tmp_path / "j.sqlite"))
-    demo = DemoTable(table, delay=0, loop=False)
+    demo = DemoTable(table, delay=0, loop=False, feed=feed)
     demo.new_game()
     demo.play_out()
     assert table.state.phase == "over" and table.state.scored is not None
@@ -63,18 +64,17 @@ def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path) -> N
 def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     table = TableSession(Journal(path))
-    demo = DemoTable(table, delay=0, loop=False)
+    demo = DemoTable(table, delay=0, loop=False, feed="record")
     demo.new_game()
-    for intent in list(
-        record_intents(
-            demo.record,
-            table.state.game.copy(),  # type: ignore[union-attr]
-        )
-    )[:10]:
+    assert table.state.game is not None
+    items = record_intents(demo.record, table.state.game.copy())
+    intents = [i for i in items if not isinstance(i, Wait)][:10]
+    for intent in intents:
         table.apply(intent)
     table.journal.close()
     again = TableSession.resume(Journal(path))
     demo2 = DemoTable(again, delay=0, loop=False)
     assert demo2._is_demo_game()
-    demo2.play_out()
+    demo2.play_out()  # through the simulated sensors and the tracker, from move 11
     assert again.state.game_id == 1 and again.state.scored is not None
+    assert again.state.scored.result == "W+2.5"

@@ -99,7 +99,7 @@ def summary(game: GoGame, problems: list[Problem]) -> dict[str, Any]:
     return out
 
 
-def _problem_line(game: GoGame, problem: Problem, *, skipped: bool) -> str:
+def _problem_line(problem: Problem, *, skipped: bool) -> str:
     line = f"move {problem.move}: {problem.reason} ({problem.message})"
     return line + ", skipped" if skipped else line
 
@@ -109,7 +109,7 @@ def _problem_line(game: GoGame, problem: Problem, *, skipped: bool) -> str:
 @click.option("--rules", metavar="NAME", help="Rule preset to use instead of the file's.")
 @click.option("--ko", type=click.Choice([k.value for k in KoRule]), help="Ko rule override.")
 @click.option("--suicide/--no-suicide", default=None, help="Allow (or forbid) suicide.")
-@click.option("--komi", type=float, metavar="K", help="Komi override.")
+@click.option("--komi", type=click.FloatRange(-1000, 1000), metavar="K", help="Komi override.")
 @click.option("--tolerant", is_flag=True, help="Report and skip illegal moves instead of stopping.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the outcome.")
 def command(
@@ -138,7 +138,7 @@ def command(
     for warning in record.warnings:
         click.echo(f"note: {warning}", err=True)
     for problem in problems:
-        click.echo(_problem_line(game, problem, skipped=tolerant), err=True)
+        click.echo(_problem_line(problem, skipped=tolerant), err=True)
     facts = summary(game, problems)
     if as_json:
         facts = {

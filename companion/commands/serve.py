@@ -62,9 +62,26 @@ def watchdog_interval() -> float | None:
 
 
 def find_camera() -> str | None:
-    """The first video device, or None (the Pi camera shows up as /dev/video0 too)."""
-    for dev in sorted(Path("/dev").glob("video*")):
-        return str(dev)
+    """The camera to use when ``--source auto``: the Pi camera when picamera2 is installed and
+    sees one, else the first USB webcam that opens; None when there is none."""
+    from companion.errors import CameraUnavailable
+    from companion.sources import open_source
+
+    candidates = []
+    try:
+        import picamera2  # noqa: F401
+
+        candidates.append("picam")
+    except ImportError:
+        pass
+    candidates += [f"usb:{dev.name[5:]}" for dev in sorted(Path("/dev").glob("video[0-9]*"))][:2]
+    for spec in candidates:
+        try:
+            with open_source(spec) as source:
+                source.read()
+            return spec
+        except (CameraUnavailable, ValueError, ImportError, RuntimeError):
+            continue
     return None
 
 
@@ -152,9 +169,18 @@ class Ticker:
     type=float,
     help="Seconds between clock snapshots in the journal.",
 )
+@click.option(
+    "--calibration-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the calibration page saves profiles "
+    "[default: $COMPANION_CALIBRATION or ./calibration].",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,
+    profile_path: str | None,
+    corners: str | None,
     demo: bool,
     host: str,
     port: int,
@@ -167,6 +193,7 @@ def command(
     demo_delay: float,
     demo_rest: float,
     snapshot_every: float,
+    calibration_dir: Path | None,
     log_events: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
@@ -174,6 +201,7 @@ def command(
 
     from companion.demo import DemoTable
     from companion.journal import Journal
+    from companion.table.camera import CameraTable
     from companion.table.session import TableSession
     from companion.web.app import create_app
 
@@ -195,31 +223,45 @@ def command(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
         )
 
-    use_demo = demo or source == "demo"
+    use_demo = demo or source in ("demo", "sim")
+    camera_spec: str | None = None
     if not use_demo:
-        camera = find_camera() if source == "auto" else source
-        if camera is None:
+        camera_spec = find_camera() if source == "auto" else source
+        if camera_spec is None:
             click.echo("no camera found: serving the demo game (use --source to pick one)")
             use_demo = True
-        else:
-            click.echo(
-                f"camera {camera} found, but this build has no board reader yet: "
-                "serving the demo game"
-            )
-            use_demo = True
+    quad = None
+    if corners is not None:
+        try:
+            values = [float(v) for v in corners.split(",")]
+        except ValueError:
+            values = []
+        if len(values) != 8:
+            raise click.BadParameter("give eight numbers x1,y1,...,x4,y4", param_hint="--corners")
+        quad = [values[i : i + 2] for i in range(0, 8, 2)]
 
     feeder: DemoTable | None = None
+    camera: CameraTable | None = None
     try:
         if use_demo:
             feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
             feeder.start()
-        elif table.state.game is None or table.state.phase == "over":
-            table.start_game(rules, board, time_control=time_control)
+        else:
+            if table.state.game is None or table.state.phase == "over":
+                table.start_game(rules, board, time_control=time_control)
+            started = table.state.started
+            assert camera_spec is not None and started is not None
+            camera = CameraTable(
+                table, camera_spec, board=started.topology, profile=profile_path, corners=quad
+            )
+            camera.start()
+            click.echo(f"companion: reading the board from {camera_spec}")
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None
 
     pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
-    app = create_app(table, pin=pin)
+    calibration = calibration_dir or Path(os.environ.get("COMPANION_CALIBRATION") or "calibration")
+    app = create_app(table, pin=pin, calibration_dir=calibration, camera=camera)
     try:
         server = create_server(
             app,
@@ -255,6 +297,8 @@ def command(
     finally:
         if feeder is not None:
             feeder.stop()
+        if camera is not None:
+            camera.stop()
         ticker.stop()
         table.close()
         journal.close()

@@ -45,10 +45,15 @@ def save_record(record: GameRecord, path: str | Path) -> None:
         data = write_sgf(record)
     else:
         data = write_json_record(record).encode("utf-8")
+    tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(fd, "wb") as out:
             out.write(data)
         os.replace(tmp, path)
+        tmp = None
     except OSError as exc:
         raise RecordError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

@@ -12,7 +12,8 @@ record means where the engine alone would refuse it:
   the ``AB`` stones; some servers leave out passes). A move by a player who is not to move is
   played as if the turn had been handed to that player first, by a setup step that changes
   only whose turn it is (``GoGame.setup({}, to_move=...)``). No pass is invented: an invented
-  pass would hand prisoners away under pass-stone rules and could end the game.
+  pass would hand prisoners away under pass-stone rules and could end the game. Like a pass,
+  the hand-over lifts any simple-ko ban (the banned player's turn lapsed).
 - **Play after the game ended by passes.** Under Japanese and OGS practice the players resume
   when they disagree about the end. When every player has passed and the record goes on, the
   game is resumed (its ``over`` flag is cleared) and the move is played. A game that ended
@@ -237,6 +238,9 @@ def play_recorded(game: GoGame, move: Move) -> None:
         if move.player in game.resigned:
             raise IllegalMove("not allowed", f"{game.player_name(move.player)} has resigned")
         game.setup({}, to_move=move.player)
+        # The skipped player's turn lapsed as a pass would, so no simple-ko ban survives it;
+        # GoGame.setup keeps the ban of the position before it (reported to the engine's owner).
+        game._ko_spot = None
     game.apply(move)
 
 

@@ -33,6 +33,7 @@ Setup stones after the first move are refused (a record holds one setup).
 from __future__ import annotations
 
 import codecs
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,6 +71,12 @@ _ROOT_KNOWN = {
 _NODE_KNOWN = {"B", "W", "BL", "WL", "OB", "OW", "C", "XT", "XSKIP", "XRESIGN"}
 
 
+@functools.lru_cache(maxsize=32)
+def _grid(width: int, height: int) -> Topology:
+    """Grids are immutable and costly to build: one per size is shared by every record."""
+    return grid(width, height)
+
+
 def rules_for(ru: str | None) -> tuple[str, dict[str, Any], bool]:
     """The preset and knobs for an ``RU`` text, and whether the text was understood."""
     if ru is None or not ru.strip():
@@ -88,13 +95,14 @@ def rules_for(ru: str | None) -> tuple[str, dict[str, Any], bool]:
 class _Reader:
     """Interprets one parsed game tree; collects warnings; raises RecordError with context."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, text_input: bool = False) -> None:
         self.name = name
+        self.text_input = text_input  # given str, already decoded: CA no longer applies
         self.warnings: list[str] = []
         self.charset = "UTF-8"
         self.charset_given = False
         self.width = self.height = 19
-        self.topology: Topology = grid(19)
+        self.topology: Topology = _grid(19, 19)
 
     def fail(self, message: str) -> RecordError:
         return RecordError(f"{self.name}: {message}")
@@ -168,7 +176,7 @@ class _Reader:
     def board(self, root: dict[str, list[bytes]]) -> None:
         if "GM" in root and root["GM"][0].strip() not in (b"1", b""):
             raise self.fail(f"GM[{root['GM'][0].decode('latin-1')}] is not a game of Go")
-        if "CA" in root:
+        if "CA" in root and not self.text_input:
             name = root["CA"][0].decode("latin-1").strip()
             try:
                 self.charset = codecs.lookup(name).name
@@ -186,18 +194,18 @@ class _Reader:
             if not (2 <= self.width <= MAX_GRID and 2 <= self.height <= MAX_GRID):
                 raise self.fail(f"SZ[{raw}]: boards are 2..{MAX_GRID} a side")
         try:
-            self.topology = grid(self.width, self.height)
+            self.topology = _grid(self.width, self.height)
         except MapError as exc:
             raise self.fail(str(exc)) from None
 
-    def komi(self, root: dict[str, list[bytes]], rules: str) -> float | None:
+    def komi(self, root: dict[str, list[bytes]], *, chinese: bool) -> float | None:
         if "KM" not in root:
             return None
         komi = self.number(root["KM"][0], "KM", real=True)
         if abs(komi) >= 100:
             self.warnings.append(f"KM[{komi:g}] read as hundredths: komi {komi / 100:g}")
             komi /= 100
-        if rules == "chinese" and (komi * 4) % 2 == 1:
+        if chinese and (komi * 4) % 2 == 1:
             self.warnings.append(
                 f"KM {komi:g} is in stones (Chinese counting): {komi * 2:g} points"
             )
@@ -208,6 +216,7 @@ class _Reader:
         root = sequence[0]
         self.board(root)
         ru = self.text(root, "RU") if "RU" in root else None
+        moves = any(k in root for k in ("B", "W", "XSKIP", "XRESIGN"))  # a move in the root
         preset, knobs, known = rules_for(ru)
         if "XRULES" in root:
             preset = self.text(root, "XRULES")
@@ -225,7 +234,7 @@ class _Reader:
         record = GameRecord(
             topology=self.topology,
             rules=preset,
-            komi=self.komi(root, preset),
+            komi=self.komi(root, chinese=known and preset == "chinese"),
             ko=knobs.get("ko"),
             suicide=knobs.get("suicide"),
             stones=knobs.get("stones"),
@@ -238,7 +247,7 @@ class _Reader:
             main_time=self.number(root["TM"][0], "TM", real=True) if "TM" in root else None,
             overtime=self.text(root, "OT") if "OT" in root else None,
             comment=self.text(root, "C", simple=False) if "C" in root else None,
-            properties=self.raw_props(root, _ROOT_KNOWN | _NODE_KNOWN),
+            properties=self.raw_props(root, _ROOT_KNOWN | (_NODE_KNOWN if moves else set())),
             warnings=self.warnings,
         )
         for index, node in enumerate(sequence):
@@ -248,6 +257,16 @@ class _Reader:
     # ------------------------------------------------------------------ nodes
     def node(self, record: GameRecord, node: dict[str, list[bytes]], *, root: bool) -> None:
         number = len(record.moves) + 1
+        if not root and len(node) == 1:
+            # Fast path for the common bare move node (most of a real file).
+            ((ident, values),) = node.items()
+            raw = values[0]
+            if ident in _COLOURS and len(raw) == 2 and raw != b"tt":
+                col, row = raw[0] - 97, raw[1] - 97
+                if 0 <= col < self.width and 0 <= row < self.height:
+                    spot = self.topology.spot(row, col)
+                    record.moves.append(Move("play", _COLOURS[ident], spot))
+                    return
         here = f"move {number}" if not root else "root"
         setup = [k for k in ("AB", "AW", "AE") if k in node]
         if setup and not root and record.moves:
@@ -290,7 +309,8 @@ class _Reader:
                 return
             last = len(record.moves) - 1
             if last < 0:
-                record.comment = "\n".join(c for c in (record.comment, info.comment) if c)
+                joined = "\n".join(c for c in (record.comment, info.comment) if c)
+                record.comment = joined or None
                 merged = dict(record.properties)
                 for k, v in info.properties.items():
                     merged[k] = merged.get(k, ()) + v
@@ -345,6 +365,9 @@ def _merge(a: MoveInfo, b: MoveInfo) -> MoveInfo:
 def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     """Read the first game of an SGF file (main line only) into a :class:`GameRecord`.
 
+    Give the file's bytes so that its ``CA`` decides the text encoding; a ``str`` is taken as
+    already decoded.
+
     Raises RecordError naming the fault for anything that is not a Go game on a 2..25 grid:
     no SGF data, truncated data, a bad point, a bad number, setup stones during play.
     """
@@ -356,7 +379,7 @@ def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     except ValueError as exc:
         message = str(exc).removeprefix("error parsing game 0: ")
         raise RecordError(f"{name}: not a valid SGF file: {message}") from None
-    reader = _Reader(name)
+    reader = _Reader(name, text_input=isinstance(data, str))
     if len(trees) > 1:
         reader.warnings.append(f"{len(trees)} games in the file: read the first")
     sequence: list[dict[str, list[bytes]]] = []

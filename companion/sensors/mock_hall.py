@@ -43,6 +43,7 @@ class MockMCP3008(MockSPIDevice):  # type: ignore[misc]
         )
         self.voltage = voltage
         self.state = "idle"
+        self.rx_buf: list[int] = []
         self.conversions = 0
 
     def on_start(self) -> None:

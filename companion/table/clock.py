@@ -278,6 +278,9 @@ class Canadian(TimeControl):
             return replace(after, stones=self.stones, period=self.period_time)
         return replace(after, stones=stones)
 
+    def last_chance(self, state: PlayerTime) -> bool:
+        return state.overtime
+
     def spec(self) -> str:
         return f"canadian:{format_duration(self.main)}+{self.stones}/{format_duration(self.period_time)}"
 
@@ -517,7 +520,7 @@ class GameClock:
         self.flagged: int | None = None
         self._charged = 0.0
         self._since: float | None = None
-        self._last_warning: tuple[int, int] | None = None
+        self._last_warning: tuple[int, bool, int, int] | None = None
         self.moves = 0
 
     def __repr__(self) -> str:
@@ -672,7 +675,7 @@ class GameClock:
         if left > self.warn_at or left <= 0:
             return []
         second = math.ceil(left - _EPS)
-        key = (self.current, second)
+        key = (self.current, st.overtime, st.periods, second)
         if key == self._last_warning:
             return []
         self._last_warning = key

@@ -122,6 +122,14 @@ class Broadcaster:
         for sub in subs:
             sub.put((seq, payload))
 
+    def drop_all(self) -> None:
+        """End every current subscription (their ``get`` returns None) but keep accepting new
+        ones: pages reconnect and catch up (used when the network changes, and by tests)."""
+        with self._lock:
+            subs, self._subs = list(self._subs), set()
+        for sub in subs:
+            sub.put(None)
+
     def close(self) -> None:
         """Tell every subscriber the table is closing (their ``get`` returns None)."""
         with self._lock:

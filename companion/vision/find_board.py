@@ -267,3 +267,21 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         quad = refined
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def find_boards(image: Image, *, count: int = 2, size: int | None = None) -> list[FoundBoard]:
+    """Find ``count`` boards side by side in one frame (a stacked board's layers), left to right.
+
+    Each board found is painted over (with the image's median colour, a cell beyond its grid)
+    before looking for the next. Raises :class:`BoardNotFound` if fewer are found.
+    """
+    work = image.copy()
+    fill = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8).tolist()
+    found: list[FoundBoard] = []
+    for _ in range(count):
+        fb = find_board(work, size=size)
+        found.append(fb)
+        c = fb.corners.mean(axis=0)
+        grown = c + (fb.corners - c) * (1 + 2.0 / (fb.size - 1))
+        cv2.fillConvexPoly(work, grown.astype(np.int32), fill)
+    return sorted(found, key=lambda f: float(f.corners[:, 0].mean()))

@@ -41,14 +41,18 @@ class LabelledPhoto:
 
 
 def load_image(path: str | Path) -> NDArray[np.uint8]:
-    """A BGR image from a file; :class:`VisionError` for a missing or unreadable file."""
+    """A BGR image from a file, pixels as stored; :class:`VisionError` if missing or unreadable.
+
+    EXIF orientation is ignored on purpose: labels, corners and the camera all speak of the
+    image as stored, and a phone's rotation flag would silently turn the board.
+    """
     p = Path(path)
     if not p.is_file():
-        raise VisionError(f"{p}: no such file")
+        raise VisionError("no such file")
     data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
     if image is None:
-        raise VisionError(f"{p}: not an image OpenCV can read")
+        raise VisionError("not an image file OpenCV can read")
     return image
 
 

@@ -91,15 +91,16 @@ class Region:
 
 @dataclass
 class Features:
-    """Per-spot measurements (all arrays of length n spots)."""
+    """Per-spot measurements, in observation order.
+
+    ``gray`` is the median brightness in the spot's disc, ``tint`` its median chromaticity
+    (r, g) / (r + g + b); ``bg_*`` are what empty board looks like there under today's light.
+    """
 
     gray: NDArray[np.float64]
-    chroma: NDArray[np.float64]
-    spread: NDArray[np.float64]  # inter-quartile range of brightness in the disc
-    tint: NDArray[np.float64]  # (n, 2) median chromaticity (r, g) / (r + g + b)
-    bg_tint: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
-    bg_gray: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
-    bg_chroma: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    tint: NDArray[np.float64]  # (n, 2)
+    bg_gray: NDArray[np.float64]
+    bg_tint: NDArray[np.float64]  # (n, 2)
 
 
 class StoneReader:
@@ -107,7 +108,7 @@ class StoneReader:
 
     All geometry (remap tables, disc masks) is precomputed here, so :meth:`read` is a remap and a
     few numpy reductions. ``reference`` is an optional saved empty-board appearance (gray,
-    chroma per spot) from a calibration profile.
+    tint per spot) from a calibration profile.
     """
 
     def __init__(
@@ -139,6 +140,9 @@ class StoneReader:
         rr = np.hypot(yy - c, xx - c) / cell
         self._disc = (rr <= DISC).ravel()
         self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
+        self._in_order = bool(np.array_equal(self._order, np.arange(len(self._order))))
+        if sorted(self._order.tolist()) != list(range(self.n)):
+            raise VisionError("regions must cover spots 0..n-1 exactly once")
 
     def __repr__(self) -> str:
         return f"<StoneReader {self.n} spots in {len(self.regions)} region(s), cell {self.cell}px>"
@@ -159,8 +163,10 @@ class StoneReader:
     def features(self, image: Image) -> Features:
         """Measure every spot and fit the light model."""
         _check_image(image)
-        grays, chromas, spreads, bgs_g, bgs_c, tints, bgs_t = [], [], [], [], [], [], []
+        parts: list[tuple[NDArray[np.float64], ...]] = []
+        k = int(self._disc.sum())
         for tiles, region in zip(self.tiles(image), self.regions, strict=True):
+<<<<<<< HEAD
             t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.int16)
             gray = t.sum(axis=2) / 3.0
             chroma = t.max(axis=2) - t.min(axis=2)
@@ -196,9 +202,27 @@ class StoneReader:
         inv[self._order] = np.arange(len(self._order))
         for name in ("gray", "chroma", "spread", "tint", "bg_gray", "bg_chroma", "bg_tint"):
             setattr(f, name, getattr(f, name)[inv])
+=======
+            t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.float32)
+            total = t.sum(axis=2)
+            inv = 1.0 / (total + 1.0)
+            stack = np.stack([total / 3.0, t[..., 2] * inv, t[..., 1] * inv], axis=0)  # (3, n, k)
+            med = np.partition(stack, k // 2, axis=2)[:, :, k // 2].astype(np.float64)
+            gray, tint = med[0], med[1:].T
+            bg_gray, keep = _smooth_background(region.points, gray)
+            bg_tint = _fit_surface(region.points, tint, keep)
+            parts.append((gray, tint, bg_gray, bg_tint))
+        gray, tint, bg_gray, bg_tint = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        if not self._in_order:
+            inv_order = np.empty_like(self._order)
+            inv_order[self._order] = np.arange(len(self._order))
+            gray, tint, bg_gray, bg_tint = (a[inv_order] for a in (gray, tint, bg_gray, bg_tint))
+>>>>>>> page
         if self.reference is not None:
-            f.bg_gray, f.bg_chroma = _rescale_reference(self.reference, f)
-        return f
+            ref_g, ref_t = self.reference
+            bg_gray = ref_g * float(np.median(bg_gray / np.maximum(ref_g, 1.0)))
+            bg_tint = ref_t + np.median(bg_tint - ref_t, axis=0)
+        return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint)
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is between the clear bands."""
@@ -230,38 +254,38 @@ def _design(points: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _smooth_background(
-    points: NDArray[np.float64], values: NDArray[np.float64], floor: float = 1.0
-) -> NDArray[np.float64]:
+    points: NDArray[np.float64], values: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Robust quadratic surface through the 'typical' spots: stones are outliers and drop out.
 
-    Starts from the median (stones rarely exceed half the board) and trims spots more than
-    2.5 robust sigmas away, refitting a few times.
+    Starts from the median (stones rarely cover half the board) and trims spots more than
+    2.5 robust sigmas away, refitting a few times. Returns the surface and the spots kept.
     """
     A = _design(points)
-    keep = np.ones(len(values), dtype=bool)
-    med = np.median(values)
-    mad = np.median(np.abs(values - med)) * 1.4826 + floor
+    med = float(np.median(values))
+    mad = float(np.median(np.abs(values - med))) * 1.4826 + 1.0
     keep = np.abs(values - med) < 2.5 * mad
     fit = np.full(len(values), med, dtype=np.float64)
-    for _ in range(4):
+    for _ in range(3):
         if keep.sum() < 12:
             break
         coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
         fit = A @ coef
         res = values - fit
-        s = np.median(np.abs(res[keep])) * 1.4826 + floor
+        s = float(np.median(np.abs(res[keep]))) * 1.4826 + 1.0
         keep = np.abs(res) < 2.5 * s
-    return fit
+    return fit, keep
 
 
-def _rescale_reference(
-    reference: tuple[NDArray[np.float64], NDArray[np.float64]], f: Features
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Saved empty-board appearance, scaled to today's light by the smooth fit's ratio."""
-    ref_g, ref_c = reference
-    ratio_g = np.median(f.bg_gray / np.maximum(ref_g, 1.0))
-    ratio_c = np.median((f.bg_chroma + 1.0) / (ref_c + 1.0))
-    return ref_g * ratio_g, ref_c * ratio_c
+def _fit_surface(
+    points: NDArray[np.float64], values: NDArray[np.float64], keep: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Least-squares quadratic surface(s) through ``values[keep]`` (columns fitted together)."""
+    if keep.sum() < 12:
+        return np.broadcast_to(np.median(values, axis=0), values.shape).copy()
+    A = _design(points)
+    coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
+    return A @ coef
 
 
 # Decision bands, relative to the board's own appearance at that spot. ``g`` is the spot's
@@ -327,7 +351,7 @@ def estimate_offset(image: Image, region: Region, *, ppu: int = 16) -> Offset:
     gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     bg_small = cv2.resize(cv2.medianBlur(top, 5), (w, h), interpolation=cv2.INTER_AREA)
     bg_gray = cv2.cvtColor(bg_small, cv2.COLOR_BGR2GRAY).astype(np.float64).ravel()
-    bg = _smooth_background(region.points, bg_gray).reshape(h, w).astype(np.float32)
+    bg = _smooth_background(region.points, bg_gray)[0].reshape(h, w).astype(np.float32)
     bg_img = cv2.resize(bg, (w * ppu, h * ppu), interpolation=cv2.INTER_LINEAR)
     area = np.pi * (STONE_RADIUS * ppu) ** 2
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))

@@ -99,6 +99,7 @@ def create_app(
     secret_key: bytes | None = None,
     records: Any = None,
     calibration_dir: Path | None = None,
+    camera: Any = None,
 ) -> Flask:
     """The page for ``table``. ``pin`` unlocks controls (see the module docstring)."""
     app = Flask(__name__)
@@ -172,7 +173,12 @@ def create_app(
 
     @app.get("/camera")
     def camera_page() -> str:
-        return render_template("camera.html", page="camera", has_camera=table.frame is not None)
+        return render_template(
+            "camera.html",
+            page="camera",
+            has_camera=table.frame is not None,
+            note=getattr(camera, "note", ""),
+        )
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
@@ -180,7 +186,7 @@ def create_app(
         return render_template(
             "calibrate.html",
             page="calibrate",
-            has_camera=table.frame is not None,
+            has_camera=camera is not None and camera.still is not None,
             board=started.topology if started else "19",
         )
 
@@ -304,9 +310,43 @@ def create_app(
             }
         )
 
+    def _record(game_id: int) -> Any:
+        from companion.web.export import record_of
+
+        events = journal.events(game_id)
+        if not events:
+            abort(404)
+        return record_of(events)
+
+    def _download(body: str | bytes, mimetype: str, filename: str) -> Response:
+        return Response(
+            body,
+            mimetype=mimetype,
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
     @app.get("/archive/<int:game_id>.json")
     def archive_json(game_id: int) -> Response:
-        """The game's journal events as a JSON document (a complete, replayable record)."""
+        """The game as a JSON game record (any board, any number of players)."""
+        from companion.records.json_record import write_json_record
+
+        return _download(
+            write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json"
+        )
+
+    @app.get("/archive/<int:game_id>.sgf")
+    def archive_sgf(game_id: int) -> Response:
+        from companion.records.sgf import write_sgf
+
+        try:
+            body = write_sgf(_record(game_id))
+        except CompanionError as exc:
+            return refuse(409, f"this game has no SGF form ({exc})")
+        return _download(body, "application/x-go-sgf", f"game-{game_id}.sgf")
+
+    @app.get("/archive/<int:game_id>.events.json")
+    def archive_events(game_id: int) -> Response:
+        """The game's journal events as they were stored (for debugging and audits)."""
         events = journal.events(game_id)
         if not events:
             abort(404)
@@ -319,25 +359,7 @@ def create_app(
             },
             indent=1,
         )
-        return Response(
-            body,
-            mimetype="application/json",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
-        )
-
-    @app.get("/archive/<int:game_id>.sgf")
-    def archive_sgf(game_id: int) -> Response:
-        from companion.web.export import sgf_of
-
-        try:
-            text = sgf_of(journal.replay(game_id))
-        except (CompanionError, ValueError) as exc:
-            return refuse(409, f"this game has no SGF form: {exc}")
-        return Response(
-            text,
-            mimetype="application/x-go-sgf",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.sgf"'},
-        )
+        return _download(body, "application/json", f"game-{game_id}-events.json")
 
     # ------------------------------------------------------------------ live
     @app.get("/events")
@@ -359,30 +381,82 @@ def create_app(
 
     @app.get("/camera.jpg")
     def camera_still() -> Response:
-        frame = table.frame
-        if frame is None:
-            return refuse(404, "no camera picture: this table runs without a camera")
-        return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+        """The latest raw camera frame (for calibration)."""
+        import cv2
 
-    @app.post("/api/calibration")
-    def save_calibration() -> Response:
-        """Save the four board corners placed on a still frame as a calibration profile."""
+        still = getattr(camera, "still", None)
+        if still is None:
+            return refuse(404, "no camera picture: this table runs without a camera")
+        ok, data = cv2.imencode(".jpg", still)
+        if not ok:
+            return refuse(500, "cannot encode the camera picture")
+        return Response(
+            bytes(data.tobytes()), mimetype="image/jpeg", headers={"Cache-Control": "no-store"}
+        )
+
+    def _calibrate(body: Any) -> tuple[dict[str, Any], Any]:
+        """The checked request and the vision profile it makes from the still frame."""
+        from companion.vision.profile import calibrate
+
+        checked = calibration_profile(body, board=table.state.started)
+        still = getattr(camera, "still", None)
+        if still is None:
+            raise ValueError("there is no camera picture to calibrate on")
+        height, width = still.shape[:2]
+        if checked["image"] != [width, height]:
+            raise ValueError("the picture changed size: take a new still frame")
+        profile = calibrate(
+            still, board=checked["board"], corners=[checked["corners"]], name=checked["name"]
+        )
+        return checked, profile
+
+    def _guard() -> Response | None:
         if not authed():
             return refuse(403, NEEDS_PIN)
         if not csrf_ok(request.headers.get("X-CSRF-Token")):
             return refuse(403, BAD_CSRF)
-        body = request.get_json(silent=True)
+        if camera is None:
+            return refuse(409, "this table runs without a camera: there is nothing to calibrate")
+        return None
+
+    @app.post("/api/calibration/preview")
+    def preview_calibration() -> Response:
+        """What the reader sees with these corners, at once (nothing is saved)."""
+        refused = _guard()
+        if refused is not None:
+            return refused
         try:
-            profile = calibration_profile(body, board=table.state.started)
-        except ValueError as exc:
+            _, profile = _calibrate(request.get_json(silent=True))
+            obs = profile.read(camera.still)
+            points, _ = camera.points(profile, len(obs))
+        except (CompanionError, ValueError) as exc:
+            return refuse(400, f"cannot read the board with these corners: {exc}")
+        return jsonify(
+            {
+                "ok": True,
+                "states": obs.states,
+                "points": [[round(float(x), 1), round(float(y), 1)] for x, y in points],
+                "unknown": obs.unknown,
+            }
+        )
+
+    @app.post("/api/calibration")
+    def save_calibration() -> Response:
+        """Save the corners placed on the still frame as the camera's calibration profile and
+        use it from the next frame on."""
+        refused = _guard()
+        if refused is not None:
+            return refused
+        try:
+            checked, profile = _calibrate(request.get_json(silent=True))
+        except (CompanionError, ValueError) as exc:
             return refuse(400, f"cannot save this calibration: {exc}")
         folder = calibration_dir or Path("calibration")
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{profile['name']}.json"
-        tmp = target.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(profile, indent=1))
-        tmp.replace(target)
-        return jsonify({"ok": True, "saved": str(target), "profile": profile})
+        target = folder / f"{checked['name']}.json"
+        profile.save(target)
+        camera.set_profile(profile)
+        return jsonify({"ok": True, "saved": str(target)})
 
     @app.get("/favicon.ico")
     def favicon() -> Response:

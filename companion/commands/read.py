@@ -1,0 +1,64 @@
+"""``companion read PHOTO``: print the position on a board photo (the photo-label format)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from companion.errors import CompanionError
+
+
+def _corners(text: str | None) -> list[list[float]] | None:
+    if text is None:
+        return None
+    try:
+        vals = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners") from None
+    if len(vals) != 8:
+        raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners")
+    return [vals[i : i + 2] for i in range(0, 8, 2)]
+
+
+@click.command()
+@click.argument("photo", type=click.Path(dir_okay=False))
+@click.option("--size", type=click.IntRange(2, 25), help="Board size (default: guess 9/13/19).")
+@click.option(
+    "--corners",
+    metavar="x1,y1,...,x4,y4",
+    help="Corner intersections TL,TR,BR,BL in pixels; overrides finding and profiles.",
+)
+@click.option(
+    "--profile",
+    "profile_path",
+    type=click.Path(dir_okay=False),
+    help="Calibration profile (calibration/*.json) for this camera and board.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Also print confidences, corners and time.")
+def command(
+    photo: str, size: int | None, corners: str | None, profile_path: str | None, as_json: bool
+) -> None:
+    """Read the stones on a board photo: N lines of N tokens (. B W, ? for unknown).
+
+    Row 0 is the top of the image. A photo with no board, or a file that is not an image, is
+    an error (exit status 1), never a made-up position.
+    """
+    from companion.vision.photoset import load_image
+    from companion.vision.pipeline import read_photo
+    from companion.vision.profile import load_profile
+
+    quad = _corners(corners)
+    try:
+        image = load_image(photo)
+        if profile_path is not None and quad is None:
+            reading = load_profile(profile_path).read_photo(image)
+        else:
+            reading = read_photo(image, size=size, corners=quad)
+    except CompanionError as exc:
+        raise click.ClickException(f"{photo}: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps(reading.to_json(), indent=1))
+    else:
+        for row in reading.rows():
+            click.echo(row)

@@ -1,0 +1,380 @@
+"""Calibration profiles: one camera looking at one board, saved so live reading skips finding.
+
+A profile is a JSON file (format ``companion-vision-profile``, version 1; documented in
+``calibration/README.md``) holding:
+
+- ``board``: the topology spec (``"19"``, ``"2x9x9"``, a map name or file) -- spot order;
+- ``image_size``: ``[width, height]`` of the frames it was made for;
+- ``regions``: where the spots are. A *grid* region has the four corner intersections
+  (TL, TR, BR, BL), its ``width``/``height``, ``layer`` and the stone ``offset`` model; a *spots*
+  region (GoBeyond maps, placed by hand on a photo once) lists a pixel position per spot and
+  the typical ``spacing`` between spots in pixels;
+- ``empty``: optional per-spot empty-board appearance (``gray``, ``tint``), so a white stone on
+  a white board still stands out from what that spot looked like empty;
+- ``light``: the board's median brightness and tint when calibrated (the light model the
+  per-spot appearance is scaled from);
+- ``alignment``: how clearly the grid lines showed where the profile expects them. If a later
+  frame shows them much less clearly, :meth:`Profile.moved` says the board or camera moved.
+
+:func:`load_profile` raises :class:`CalibrationError` for anything malformed; unknown keys are
+refused so that a typo cannot silently drop a setting.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import CalibrationError, CompanionError
+from companion.games.topology import Topology, from_spec
+from companion.vision.find_board import find_board, find_boards
+from companion.vision.geometry import Offset, as_corners, project
+from companion.vision.pipeline import Reading
+from companion.vision.read_stones import Image, Region, StoneReader, estimate_offset
+
+FORMAT = "companion-vision-profile"
+VERSION = 1
+MOVED_RATIO = 0.5  # grid lines this much fainter than at calibration: the board moved
+
+_TOP_KEYS = {"format", "version", "name", "board", "image_size", "regions", "empty", "light", "alignment", "created"}
+_GRID_KEYS = {"kind", "corners", "width", "height", "layer", "offset"}
+_SPOT_KEYS = {"kind", "spots", "spacing"}
+
+
+@dataclass(frozen=True)
+class GridRegion:
+    """A lattice (a whole board or one layer of a stacked one) seen through four corners."""
+
+    corners: tuple[tuple[float, float], ...]
+    width: int
+    height: int
+    layer: int = 0
+    offset: Offset = Offset()
+
+
+@dataclass(frozen=True)
+class SpotRegion:
+    """Spots placed by hand: one pixel position per spot, in topology order."""
+
+    spots: tuple[tuple[float, float], ...]
+    spacing: float
+
+
+@dataclass
+class Profile:
+    """A calibrated view of one board; :meth:`reader` is built once and reused per frame."""
+
+    board: str
+    image_size: tuple[int, int]
+    regions: list[GridRegion | SpotRegion]
+    name: str = ""
+    empty_gray: list[float] | None = None
+    empty_tint: list[tuple[float, float]] | None = None
+    light: dict[str, float] = field(default_factory=dict)
+    alignment: float = 0.0
+    created: str = ""
+    _reader: StoneReader | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Profile {self.name or self.board!r}: {len(self.topology())} spots, "
+            f"{len(self.regions)} region(s), {self.image_size[0]}x{self.image_size[1]}>"
+        )
+
+    def topology(self) -> Topology:
+        return from_spec(self.board)
+
+    # -- reading -------------------------------------------------------------------------
+    def stone_regions(self) -> list[Region]:
+        topo = self.topology()
+        out: list[Region] = []
+        for reg in self.regions:
+            if isinstance(reg, GridRegion):
+                first = topo.spot(0, 0, reg.layer) if topo.shape is not None else 0
+                out.append(
+                    Region.grid(reg.corners, reg.width, reg.height, first_spot=first, offset=reg.offset)
+                )
+            else:
+                pts = np.asarray(reg.spots, dtype=np.float64)
+                out.append(
+                    Region(
+                        H=np.eye(3), points=pts, spots=tuple(range(len(pts))), scale=reg.spacing
+                    )
+                )
+        return out
+
+    def reader(self) -> StoneReader:
+        if self._reader is None:
+            ref = None
+            if self.empty_gray is not None and self.empty_tint is not None:
+                ref = (self.empty_gray, self.empty_tint)
+            self._reader = StoneReader(self.stone_regions(), self.image_size, reference=ref)
+        return self._reader
+
+    def read(self, image: Image) -> Any:
+        """An :class:`~companion.observation.Observation` of a frame from this camera."""
+        self._check_frame(image)
+        return self.reader().read(image, source=f"camera ({self.name or self.board})")
+
+    def read_photo(self, image: Image) -> Reading:
+        """Like :func:`companion.vision.pipeline.read_photo`, for square single-grid profiles."""
+        t0 = time.perf_counter()
+        obs = self.read(image)
+        reg = self.regions[0]
+        if not isinstance(reg, GridRegion) or len(self.regions) != 1 or reg.width != reg.height:
+            raise CalibrationError("this profile is not one square grid; use Profile.read")
+        return Reading(
+            observation=obs,
+            size=reg.width,
+            corners=as_corners(reg.corners),
+            corners_from="profile",
+            seconds=time.perf_counter() - t0,
+        )
+
+    def _check_frame(self, image: Image) -> None:
+        if not isinstance(image, np.ndarray) or image.ndim != 3:
+            raise CalibrationError("expected a colour frame")
+        h, w = image.shape[:2]
+        if (w, h) != tuple(self.image_size):
+            raise CalibrationError(
+                f"frame is {w}x{h} but the profile was made for {self.image_size[0]}x{self.image_size[1]}"
+            )
+
+    # -- moved? --------------------------------------------------------------------------
+    def grid_alignment(self, image: Image) -> float:
+        """How clearly grid lines show where the profile puts them (0: not at all)."""
+        self._check_frame(image)
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        vals = []
+        for reg in self.regions:
+            if isinstance(reg, GridRegion):
+                vals.append(grid_alignment(gray, reg))
+        return float(np.median(vals)) if vals else 0.0
+
+    def moved(self, image: Image) -> bool:
+        """True when the board or the camera has moved since calibration (lines no longer fit).
+
+        Maps without grid lines cannot tell and always say False.
+        """
+        if self.alignment <= 0:
+            return False
+        return self.grid_alignment(image) < MOVED_RATIO * self.alignment
+
+    # -- file ----------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        regions: list[dict[str, Any]] = []
+        for reg in self.regions:
+            if isinstance(reg, GridRegion):
+                regions.append(
+                    {
+                        "kind": "grid",
+                        "corners": [[round(x, 2), round(y, 2)] for x, y in reg.corners],
+                        "width": reg.width,
+                        "height": reg.height,
+                        "layer": reg.layer,
+                        "offset": {"a": round(reg.offset.a, 5), "b": [round(v, 4) for v in reg.offset.b]},
+                    }
+                )
+            else:
+                regions.append(
+                    {
+                        "kind": "spots",
+                        "spots": [[round(x, 2), round(y, 2)] for x, y in reg.spots],
+                        "spacing": round(reg.spacing, 2),
+                    }
+                )
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "name": self.name,
+            "board": self.board,
+            "image_size": list(self.image_size),
+            "regions": regions,
+            "light": self.light,
+            "alignment": round(self.alignment, 4),
+            "created": self.created,
+        }
+        if self.empty_gray is not None and self.empty_tint is not None:
+            out["empty"] = {
+                "gray": [round(v, 1) for v in self.empty_gray],
+                "tint": [[round(a, 4), round(b, 4)] for a, b in self.empty_tint],
+            }
+        return out
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
+    """Median darkness of points on grid lines relative to cell centres (robust to stones)."""
+    from companion.vision.geometry import homography
+
+    H = homography(as_corners(reg.corners), reg.width, reg.height)
+    ys, xs = np.mgrid[0 : reg.height - 1, 0 : reg.width - 1].astype(np.float64)
+    centres = np.stack([xs + 0.5, ys + 0.5], axis=-1).reshape(-1, 2)
+    on_h = np.stack([xs + 0.5, ys], axis=-1).reshape(-1, 2)  # on horizontal lines
+    on_v = np.stack([xs, ys + 0.5], axis=-1).reshape(-1, 2)
+    pts = np.concatenate([centres, on_h, on_v])
+    uv = project(H, pts).astype(np.float32).reshape(1, -1, 2)
+    vals = cv2.remap(gray, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    vals = vals.reshape(-1).astype(np.float64)
+    k = len(centres)
+    c, lines = vals[:k], vals[k:].reshape(2, k)
+    # per cell: the cell centre versus the mean of its two line samples; stones give ~0
+    diff = (c - lines.mean(axis=0)) / np.maximum(c, 1.0)
+    return float(np.median(diff))
+
+
+def _check_keys(data: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = set(data) - allowed
+    if extra:
+        raise CalibrationError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+
+
+def parse_profile(data: Any, *, name: str = "profile") -> Profile:
+    """A :class:`Profile` from parsed JSON; :class:`CalibrationError` if anything is off."""
+    try:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise CalibrationError(f"{name}: not a {FORMAT} file")
+        if data.get("version") != VERSION:
+            raise CalibrationError(f"{name}: version {data.get('version')!r} is not {VERSION}")
+        _check_keys(data, _TOP_KEYS, name)
+        board = str(data["board"])
+        w, h = (int(v) for v in data["image_size"])
+        regions: list[GridRegion | SpotRegion] = []
+        for i, r in enumerate(data["regions"]):
+            where = f"{name}: region {i}"
+            if r.get("kind") == "grid":
+                _check_keys(r, _GRID_KEYS, where)
+                corners = tuple((float(x), float(y)) for x, y in r["corners"])
+                as_corners(corners)
+                off = r.get("offset", {})
+                regions.append(
+                    GridRegion(
+                        corners=corners,
+                        width=int(r["width"]),
+                        height=int(r["height"]),
+                        layer=int(r.get("layer", 0)),
+                        offset=Offset(float(off.get("a", 0.0)), tuple(float(v) for v in off.get("b", [0, 0]))),  # type: ignore[arg-type]
+                    )
+                )
+            elif r.get("kind") == "spots":
+                _check_keys(r, _SPOT_KEYS, where)
+                spots = tuple((float(x), float(y)) for x, y in r["spots"])
+                regions.append(SpotRegion(spots=spots, spacing=float(r["spacing"])))
+            else:
+                raise CalibrationError(f"{where}: kind must be 'grid' or 'spots'")
+        if not regions:
+            raise CalibrationError(f"{name}: no regions")
+        prof = Profile(
+            board=board,
+            image_size=(w, h),
+            regions=regions,
+            name=str(data.get("name", "")),
+            light={k: float(v) for k, v in data.get("light", {}).items()},
+            alignment=float(data.get("alignment", 0.0)),
+            created=str(data.get("created", "")),
+        )
+        if "empty" in data:
+            prof.empty_gray = [float(v) for v in data["empty"]["gray"]]
+            prof.empty_tint = [(float(a), float(b)) for a, b in data["empty"]["tint"]]
+        n = len(prof.topology())
+        covered = sum(
+            (r.width * r.height if isinstance(r, GridRegion) else len(r.spots)) for r in regions
+        )
+        if covered != n:
+            raise CalibrationError(f"{name}: regions cover {covered} spots, board {board} has {n}")
+        if prof.empty_gray is not None and (len(prof.empty_gray) != n or len(prof.empty_tint or []) != n):
+            raise CalibrationError(f"{name}: empty appearance is not one value per spot")
+        return prof
+    except CalibrationError:
+        raise
+    except CompanionError as exc:
+        raise CalibrationError(f"{name}: {exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CalibrationError(f"{name}: malformed ({exc!r})") from exc
+
+
+def load_profile(path: str | Path) -> Profile:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except OSError as exc:
+        raise CalibrationError(f"{p}: cannot read ({exc.strerror})") from exc
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+    return parse_profile(data, name=str(p))
+
+
+def calibrate(
+    image: Image,
+    *,
+    board: str = "19",
+    corners: Sequence[Sequence[Sequence[float]]] | None = None,
+    spots: Sequence[Sequence[float]] | None = None,
+    spacing: float | None = None,
+    name: str = "",
+    empty: bool | None = None,
+) -> Profile:
+    """Make a profile from one frame of this camera looking at this board.
+
+    Grids and stacked boards: ``corners`` is one quad per layer (left to right), or ``None`` to
+    find them. Maps: ``spots`` gives a pixel position per spot (hand-placed) and ``spacing`` the
+    typical distance between neighbours. ``empty`` says whether the board in ``image`` is empty,
+    so its per-spot appearance can be saved (``None``: save it only if every spot reads empty).
+    Raises :class:`BoardNotFound` or :class:`CalibrationError`.
+    """
+    topo = from_spec(board)
+    h, w = image.shape[:2]
+    regions: list[GridRegion | SpotRegion] = []
+    if topo.shape is None:
+        if spots is None or spacing is None or len(spots) != len(topo):
+            raise CalibrationError(f"a map board needs one hand-placed pixel position per spot ({len(topo)}) and a spacing")
+        regions.append(SpotRegion(spots=tuple((float(x), float(y)) for x, y in spots), spacing=float(spacing)))
+    else:
+        layers, bh, bw = topo.shape
+        if corners is None:
+            if bh != bw:
+                raise CalibrationError("finding a rectangular board is not supported; give corners")
+            quads = [f.corners for f in find_boards(image, count=layers, size=bw)] if layers > 1 else [find_board(image, size=bw).corners]
+        else:
+            if len(corners) != layers:
+                raise CalibrationError(f"board {board} needs {layers} set(s) of corners")
+            quads = [as_corners(c) for c in corners]
+        for layer, quad in enumerate(quads):
+            reg = Region.grid(quad, bw, bh)
+            off = estimate_offset(image, reg)
+            regions.append(
+                GridRegion(
+                    corners=tuple((float(x), float(y)) for x, y in quad),
+                    width=bw,
+                    height=bh,
+                    layer=layer,
+                    offset=off,
+                )
+            )
+    prof = Profile(board=board, image_size=(w, h), regions=regions, name=name, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    reader = prof.reader()
+    feats = reader.features(image)
+    obs = reader.read(image)
+    is_empty = all(s == "." for s in obs.states) if empty is None else empty
+    prof.light = {
+        "gray": round(float(np.median(feats.bg_gray)), 2),
+        "tint_r": round(float(np.median(feats.bg_tint[:, 0])), 4),
+        "tint_g": round(float(np.median(feats.bg_tint[:, 1])), 4),
+    }
+    if is_empty:
+        prof.empty_gray = [float(v) for v in feats.gray]
+        prof.empty_tint = [(float(a), float(b)) for a, b in feats.tint]
+        prof._reader = None
+    if any(isinstance(r, GridRegion) for r in regions):
+        prof.alignment = prof.grid_alignment(image)
+    return prof
