@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -166,43 +166,6 @@ class StoneReader:
         parts: list[tuple[NDArray[np.float64], ...]] = []
         k = int(self._disc.sum())
         for tiles, region in zip(self.tiles(image), self.regions, strict=True):
-<<<<<<< HEAD
-            t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.int16)
-            gray = t.sum(axis=2) / 3.0
-            chroma = t.max(axis=2) - t.min(axis=2)
-            q = np.percentile(gray, [25, 50, 75], axis=1)
-            g = q[1]
-            c = np.median(chroma, axis=1)
-            total = t.sum(axis=2) + 1.0
-            tint = np.stack(
-                [np.median(t[..., 2] / total, axis=1), np.median(t[..., 1] / total, axis=1)], axis=1
-            )
-            tints.append(tint)
-            bgs_t.append(
-                np.stack(
-                    [_smooth_background(region.points, tint[:, k], 0.002) for k in (0, 1)], axis=1
-                )
-            )
-            grays.append(g)
-            chromas.append(c)
-            spreads.append(q[2] - q[0])
-            bgs_g.append(_smooth_background(region.points, g))
-            bgs_c.append(_smooth_background(region.points, c))
-        f = Features(
-            gray=np.concatenate(grays),
-            chroma=np.concatenate(chromas),
-            spread=np.concatenate(spreads),
-            tint=np.concatenate(tints),
-            bg_tint=np.concatenate(bgs_t),
-            bg_gray=np.concatenate(bgs_g),
-            bg_chroma=np.concatenate(bgs_c),
-        )
-        # back into observation order
-        inv = np.empty_like(self._order)
-        inv[self._order] = np.arange(len(self._order))
-        for name in ("gray", "chroma", "spread", "tint", "bg_gray", "bg_chroma", "bg_tint"):
-            setattr(f, name, getattr(f, name)[inv])
-=======
             t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.float32)
             total = t.sum(axis=2)
             inv = 1.0 / (total + 1.0)
@@ -217,7 +180,6 @@ class StoneReader:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
             gray, tint, bg_gray, bg_tint = (a[inv_order] for a in (gray, tint, bg_gray, bg_tint))
->>>>>>> page
         if self.reference is not None:
             ref_g, ref_t = self.reference
             bg_gray = ref_g * float(np.median(bg_gray / np.maximum(ref_g, 1.0)))
