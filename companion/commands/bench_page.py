@@ -70,13 +70,21 @@ class Spectator(threading.Thread):
 @click.option("--spectators", default=100, show_default=True, type=int)
 @click.option("--moves", default=40, show_default=True, type=int, help="Moves to time.")
 @click.option("--delay", default=0.1, show_default=True, type=float, help="Seconds per move.")
-def command(spectators: int, moves: int, delay: float) -> None:
+@click.option(
+    "--feed",
+    type=click.Choice(["sensors", "record"]),
+    default="sensors",
+    show_default=True,
+    help="sensors: the demo's whole loop runs in the server (simulated grid + tracker); "
+    "record: moves go straight to the session (the page's cost alone).",
+)
+def command(spectators: int, moves: int, delay: float, feed: str) -> None:
     """Delay from move accepted to every spectator's page, and the server's memory."""
     workdir = Path(tempfile.mkdtemp(prefix="companion-bench-"))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     server = subprocess.Popen(
         [sys.executable, "-m", "companion", "serve", "--demo", "--demo-delay", str(delay),
-         "--demo-rest", "1", "--port", "0", "--host", "127.0.0.1", "--pin", "0",
+         "--demo-rest", "1", "--demo-feed", feed, "--port", "0", "--host", "127.0.0.1", "--pin", "0",
          "--threads", str(spectators + 16), "--journal", str(workdir / "journal.sqlite")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
@@ -131,7 +139,8 @@ def command(spectators: int, moves: int, delay: float) -> None:
     p99 = delays[min(len(delays) - 1, round(0.99 * (len(delays) - 1)))]
     click.echo(
         f"companion bench page: {spectators} SSE spectators over loopback, "
-        f"{max(per_client)} moves each ({delay:g} s apart), {len(delays)} deliveries"
+        f"{max(per_client)} moves each ({delay:g} s apart, demo feed: {feed}), "
+        f"{len(delays)} deliveries"
     )
     click.echo(
         f"  move accepted -> spectator received: median {statistics.median(delays) * 1000:.1f} ms, "

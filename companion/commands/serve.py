@@ -129,7 +129,20 @@ class Ticker:
     "--source",
     default="auto",
     show_default=True,
-    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+    help="auto (a camera if found, else the demo), demo, or a frame source: picam, usb:N, "
+    "video:PATH, dir:PATH",
+)
+@click.option(
+    "--profile",
+    "profile_path",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Calibration profile for the camera (else --corners, else the board is found).",
+)
+@click.option(
+    "--corners",
+    default=None,
+    help="Corner intersections x1,y1,...,x4,y4 (TL, TR, BR, BL) in camera pixels.",
 )
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
@@ -163,6 +176,14 @@ class Ticker:
     help="Seconds the finished demo game stays up before the next starts.",
 )
 @click.option(
+    "--demo-feed",
+    type=click.Choice(["sensors", "record"]),
+    default="sensors",
+    show_default=True,
+    help="How the demo reaches the table: a simulated sensor grid read by the tracker (the "
+    "whole loop), or the record's moves as intents.",
+)
+@click.option(
     "--snapshot-every",
     default=5.0,
     show_default=True,
@@ -192,6 +213,7 @@ def command(
     threads: int,
     demo_delay: float,
     demo_rest: float,
+    demo_feed: str,
     snapshot_every: float,
     calibration_dir: Path | None,
     log_events: bool,
@@ -244,7 +266,7 @@ def command(
     camera: CameraTable | None = None
     try:
         if use_demo:
-            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest)
+            feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
             feeder.start()
         else:
             if table.state.game is None or table.state.phase == "over":

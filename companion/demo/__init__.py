@@ -80,7 +80,7 @@ def load_record(path: Path = DEMO_GAME) -> DemoRecord:
     return DemoRecord(game.get_size(), komi, names, tuple(moves), tuple(sorted(dead)))
 
 
-def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent]:
+def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent | Wait]:
     """The intents the tracker would send for the rest of ``record`` from ``game``'s position.
 
     ``game`` is advanced as the intents are made (pass a copy)."""

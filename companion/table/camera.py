@@ -85,7 +85,6 @@ class CameraTable:
         corners: Sequence[Sequence[float]] | None = None,
         still_time: float = 0.5,
         open_source: Callable[..., Any] | None = None,
-        fps: float | None = None,
     ) -> None:
         self.table = table
         self.source_spec = source
@@ -93,7 +92,6 @@ class CameraTable:
         self.profile_path = profile
         self.corners = corners
         self.still_time = still_time
-        self.fps = fps
         self._open = open_source
         self.profile: Any = None
         self.still: np.ndarray[Any, Any] | None = None
@@ -169,12 +167,9 @@ class CameraTable:
         from companion.sources import RetryingSource, open_source
 
         opener = self._open or open_source
-        options: dict[str, Any] = {}
-        if self.fps is not None and self.source_spec.startswith("dir:"):
-            options["fps"] = self.fps
         if self.source_spec.split(":")[0] in ("picam", "usb"):
-            return RetryingSource(lambda: opener(self.source_spec, **options))
-        return opener(self.source_spec, **options)
+            return RetryingSource(lambda: opener(self.source_spec))
+        return opener(self.source_spec)
 
     def run_frames(self, frames: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
         """Process frames until they end or :meth:`stop` (used by the thread and by tests)."""
@@ -203,10 +198,21 @@ class CameraTable:
             except IllegalMove as exc:
                 self.note = f"the table refused what the camera saw: {exc}"
 
+    def _held(self, source: Any) -> Any:
+        """A folder of photos is a series of still views: each photo is shown for one second
+        (four frames), so the tracker sees it still."""
+        for frame in source:
+            for _ in range(4):
+                if self._stop.wait(0.25):
+                    return
+                yield frame
+
     def _run(self) -> None:
         try:
             with self._source() as source:
-                self.run_frames(iter(source))
+                still = self.source_spec.startswith("dir:")
+                self.run_frames(self._held(source) if still else iter(source))
+                self.note = "the frame source ended"
         except SourceEnded:
             pass
         except CompanionError as exc:

@@ -183,8 +183,13 @@ def create_app(
     @app.get("/calibrate")
     def calibrate_page() -> str:
         started = table.state.started
+        corners = ""
+        regions = getattr(getattr(camera, "profile", None), "regions", None)
+        if regions and hasattr(regions[0], "corners"):
+            corners = json.dumps([[round(x, 1), round(y, 1)] for x, y in regions[0].corners])
         return render_template(
             "calibrate.html",
+            corners=corners,
             page="calibrate",
             has_camera=camera is not None and camera.still is not None,
             board=started.topology if started else "19",
@@ -532,7 +537,12 @@ def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
             if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
                 for event in table.journal.events_after(after):
                     frames.append(sse_frame({"event": event.to_dict()}, seq=event.seq))
-            frames.append(sse_frame({"state": table.view(full=True)}, seq=last))
+            first: dict[str, Any] = {"state": table.view(full=True)}
+            if after is None and table.state.game_id:
+                # A fresh page also gets the latest events of this game for its feed.
+                recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
+                first["recent"] = [e.to_dict() for e in recent if not e.quiet]
+            frames.append(sse_frame(first, seq=last))
         yield b"".join(frames)
         deadline = time.monotonic() + STREAM_SECONDS
         while time.monotonic() < deadline:

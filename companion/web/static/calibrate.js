@@ -4,7 +4,8 @@
   const img = document.getElementById("still"), svg = document.getElementById("overlay");
   const root = document.getElementById("calib");
   const lines = parseInt((root.dataset.board.match(/^\d+/) || ["19"])[0], 10);
-  let corners = null, W = 0, H = 0, drag = -1, reads = [];
+  let corners = root.dataset.corners ? JSON.parse(root.dataset.corners) : null;
+  let W = 0, H = 0, drag = -1, reads = [];
   const lerp = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
   function draw() {
     const [tl, tr, br, bl] = corners;

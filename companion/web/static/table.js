@@ -93,9 +93,10 @@
 
   function render() {
     if (!state) return;
-    const alerts = state.alerts || [];
-    $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("");
-    $("alerts").hidden = !alerts.length;
+    const alerts = state.alerts || [], notices = state.notices || [];
+    $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("") +
+      notices.map((a) => `<p class="notice">${escapeHtml(a)}</p>`).join("");
+    $("alerts").hidden = !alerts.length && !notices.length;
     if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
     if (view) view.update(state);
     const last = state.last_move;
@@ -197,6 +198,7 @@
     es.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
       if (data.state) setState(data.state);
+      if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
       if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
       if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
     };
