@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from companion.hub.hub import Hub, HubUpdate
 from companion.hub.publisher import (
     PublishConfig,
     TablePublisher,
+    TLSSettings,
     load_publish_config,
     parse_broker,
     start_publisher,
@@ -537,3 +539,84 @@ def test_the_hub_never_shows_a_move_the_journal_lacks(
     finally:
         hub.stop()
         pub.stop()
+
+
+def make_certificates(folder: Path) -> tuple[str, str, str]:
+    """A throw-away CA and a server certificate for 127.0.0.1, made with the openssl CLI."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ca_key, ca, key, csr, cert = (
+        str(folder / n) for n in ("ca.key", "ca.pem", "s.key", "s.csr", "s.pem")
+    )
+    ext = folder / "san.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1\n")
+
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        ca_key,
+        "-out",
+        ca,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=companion test CA",
+    )
+    run(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        csr,
+        "-subj",
+        "/CN=127.0.0.1",
+    )
+    run(
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        ca,
+        "-CAkey",
+        ca_key,
+        "-CAcreateserial",
+        "-out",
+        cert,
+        "-days",
+        "2",
+        "-extfile",
+        str(ext),
+    )
+    return ca, cert, key
+
+
+@needs_broker
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_tls_settings_come_from_the_table_configuration(tmp_path: Path) -> None:
+    ca, cert, key = make_certificates(tmp_path / "pki")
+    with Mosquitto(tmp_path / "b", tls=(ca, cert, key)) as broker:
+        table = Table(tmp_path / "t.sqlite")
+        plain = publisher(table, broker, "t1")  # no TLS: the broker will not talk to it
+        try:
+            assert not plain.flush(1.0)
+        finally:
+            plain.stop()
+        secure = publisher(table, broker, "t1", tls_ca=ca)
+        hub = hub_for(broker, tls=TLSSettings(ca_certs=ca))
+        try:
+            table.play(3)
+            assert secure.flush(5)
+            assert hub.wait_for(lambda h: caught_up(h, "t1", table), 5)
+        finally:
+            hub.stop()
+            secure.stop()

@@ -54,7 +54,8 @@ def port_open(host: str, port: int, timeout: float = 0.2) -> bool:
 class Mosquitto:
     """One mosquitto process on ``127.0.0.1:port`` with its config, data and log in ``workdir``.
 
-    ``users`` maps user names to passwords: anonymous clients are then refused. Raises
+    ``users`` maps user names to passwords: anonymous clients are then refused. ``tls`` is
+    (CA file, server certificate, server key): the listener then speaks TLS only. Raises
     HubError when the binary is missing or the broker does not come up (with its log's tail).
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
@@ -66,6 +67,7 @@ class Mosquitto:
         port: int | None = None,
         binary: str | None = None,
         users: dict[str, str] | None = None,
+        tls: tuple[str, str, str] | None = None,
         max_queued: int = 100_000,
     ) -> None:
         self.workdir = Path(workdir)
@@ -73,6 +75,7 @@ class Mosquitto:
         self.port = port or free_port()
         self.binary = binary or find_mosquitto()
         self.users = dict(users or {})
+        self.tls = tls
         self.max_queued = max_queued
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -98,6 +101,11 @@ class Mosquitto:
         data.mkdir(exist_ok=True)
         lines = [
             f"listener {self.port} {self.host}",
+            *(
+                [f"cafile {self.tls[0]}", f"certfile {self.tls[1]}", f"keyfile {self.tls[2]}"]
+                if self.tls
+                else []
+            ),
             "persistence true",
             f"persistence_location {data}/",
             f"max_queued_messages {self.max_queued}",

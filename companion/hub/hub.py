@@ -166,6 +166,8 @@ class Hub:
         self._tables: dict[str, TableMirror] = {}
         #: (round, table, game) -> the newest record known.
         self._records: dict[tuple[int, str, int], RecordFile] = {}
+        #: (table, game) -> the record folded from the live game (recomputed when it moves on).
+        self._folded: dict[tuple[str, int], RecordFile] = {}
         self.listeners: list[Callable[[HubUpdate], None]] = []
         self._connected = threading.Event()
         self.last_error: str | None = None
@@ -261,10 +263,14 @@ class Hub:
                 key = (mirror.name, mirror.game)
                 held = found.get(key)
                 if held is None or held.seq < mirror.last_seq:
-                    try:
-                        found[key] = self._fold_record(mirror)
-                    except CompanionError as exc:
-                        log.warning("table %s: no record: %s", mirror.name, exc)
+                    cached = self._folded.get(key)
+                    if cached is None or cached.seq != mirror.last_seq:
+                        try:
+                            cached = self._folded[key] = self._fold_record(mirror)
+                        except CompanionError as exc:
+                            log.warning("table %s: no record: %s", mirror.name, exc)
+                            continue
+                    found[key] = cached
         order = sorted(found, key=lambda k: (_natural(k[0]), k[1]))
         return [(k[0], found[k]) for k in order]
 
