@@ -203,6 +203,13 @@ class Ticker:
     help="Where the calibration page saves profiles "
     "[default: $COMPANION_CALIBRATION or ./calibration].",
 )
+@click.option(
+    "--hub-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Publish this table to a hub: a TOML file with a [hub] table (broker, table, round, "
+    "credentials; see companion.hub.publisher) [default: $COMPANION_HUB_CONFIG].",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,
@@ -222,6 +229,7 @@ def command(
     demo_feed: str,
     snapshot_every: float,
     calibration_dir: Path | None,
+    hub_config: Path | None,
     log_events: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
@@ -309,6 +317,23 @@ def command(
     click.echo(f"companion: journal {path}")
     sys.stdout.flush()
 
+    publisher = None
+    hub_path = hub_config or (
+        Path(os.environ["COMPANION_HUB_CONFIG"]) if os.environ.get("COMPANION_HUB_CONFIG") else None
+    )
+    if hub_path is not None:
+        from companion.hub.publisher import load_publish_config, start_publisher
+
+        try:
+            settings = load_publish_config(hub_path)
+            publisher = start_publisher(table, settings)
+        except (CompanionError, TypeError) as exc:
+            raise click.ClickException(f"cannot publish to the hub: {exc}") from None
+        click.echo(
+            f"companion: publishing as table {settings.table!r} (round {settings.round}) "
+            f"to {settings.host}:{settings.port}"
+        )
+
     ticker = Ticker(table)
     ticker.start()
 
@@ -329,5 +354,7 @@ def command(
         if camera is not None:
             camera.stop()
         ticker.stop()
+        if publisher is not None:
+            publisher.stop()
         table.close()
         journal.close()
