@@ -98,10 +98,9 @@ def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
         page.click("button[type=submit]")
         page.wait_for_selector("#question button[data-piece='N']")
         page.click("#question button[data-piece='N']")
-        page.wait_for_function("document.querySelector('#question').hidden")
-        page.wait_for_function(
-            "document.querySelector('#moves td.latest').textContent === 'a7b8=N/h3i3'"
-        )
+        # (no wait_for_function: the page's CSP forbids the eval it uses)
+        page.wait_for_selector("#question", state="hidden")
+        page.wait_for_selector("#moves td.latest:text-is('a7b8=N/h3i3')")
         page.screenshot(path=str(SHOTS / "chess-table.png"))
         assert table.state.game.move_stack[-1] == parse_turn("a7b8=N/h3i3")
         browser.close()
