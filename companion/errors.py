@@ -108,3 +108,13 @@ class IllegalTurn(IllegalMove):
 
 class PositionError(CompanionError, ValueError):
     """A Beyond Chess position, position text or setup file that cannot be a game (says why)."""
+
+
+class HubError(CompanionError, ValueError):
+    """A hub topic, message or publishing setting that cannot be used (the message says which).
+
+    Raised when decoding junk from the broker (the hub logs and skips it) and for a bad
+    publishing configuration (a table name that cannot be an MQTT topic level, a missing
+    password file...). A broker that cannot be reached is not an error: tables keep playing
+    and publish what they missed when it is back.
+    """

@@ -363,7 +363,9 @@ class DirSource(FrameSource):
             path = self._files[self._pos]
             self._pos += 1
             tried += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            # Pixels as stored: a phone's EXIF rotation would turn the board away from its
+            # calibration (and from photo labels, which count rows as stored).
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
             if image is not None:
                 self._pace()
                 return image, path.name

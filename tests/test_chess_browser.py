@@ -99,7 +99,7 @@ def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
         page.click("button[type=submit]")
         page.wait_for_selector("#question button[data-piece='N']")
         page.click("#question button[data-piece='N']")
-        # (no wait_for_function: the page's CSP forbids the eval it uses)
+        # Locator waits, not wait_for_function: the page's CSP forbids eval.
         page.wait_for_selector("#question", state="hidden")
         page.wait_for_selector("#moves td.latest:text-is('a7b8=N/h3i3')")
         page.screenshot(path=str(SHOTS / "chess-table.png"))

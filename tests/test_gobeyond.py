@@ -314,6 +314,33 @@ def test_three_player_rotation_with_resignation() -> None:
     assert (game.result.winner, game.result.method) == (2, "resign")
 
 
+def test_dividend_on_the_resignation_turn_and_bounty_for_a_resigned_players_stones() -> None:
+    game = position(
+        """
+        W . W B .
+        W W W B R
+        """,
+        players=3,
+        to_move=1,
+    )
+    game.resign()  # W's turn starts (W claims (0,1): +1), then W resigns
+    assert game.points == [200, 201, 200]
+    game.pass_()  # Red
+    # B fills W's last lifeline: 5 stones x 10, minus the stone; B claimed nothing.
+    assert len(game.play(at(game, 0, 1))) == 5
+    assert game.points == [240, 201, 200]
+
+
+def test_a_resignation_does_not_break_the_run_of_passes() -> None:
+    game = GoBeyond(grid(3), players=3)
+    game.pass_()
+    game.pass_()
+    game.resign()  # Red leaves; B and W have both passed
+    assert not game.over
+    game.pass_()  # B confirms
+    assert game.in_cleanup
+
+
 def test_resigned_stones_still_dispute_claims_but_claim_nothing() -> None:
     game = position(
         """

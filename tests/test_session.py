@@ -154,6 +154,10 @@ def test_passes_lead_to_cleanup_and_dead_marks_change_the_score(table: TableSess
     table.apply(it.PassIntent(0))
     stored = table.apply(it.PassIntent(1))
     assert [e.type for e in stored] == ["Passed", "CleanupStarted"]
+    assert table.alerts() == []
+    assert table.notices() == [
+        "the game is over: tap dead groups (and no-man's-land), then Black and White agree"
+    ]
     before = table.view()["score"]
     table.control("mark", spot=spot(table, "C3"))
     after = table.view()["score"]

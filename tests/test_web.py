@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
 from companion.journal import Journal
 from companion.table import intents as it
+from companion.table.camera import CameraTable
 from companion.table.session import TableSession
 from companion.web.app import MAX_FAILURES, create_app
 
@@ -25,8 +29,8 @@ def table(tmp_path: Path) -> TableSession:
 
 
 @pytest.fixture
-def client(table: TableSession) -> FlaskClient:
-    app = create_app(table, pin=PIN)
+def client(table: TableSession, tmp_path: Path) -> FlaskClient:
+    app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration")
     app.testing = True
     return app.test_client()
 
@@ -143,9 +147,13 @@ def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSes
     table.apply(it.PlayIntent(40, 0))
     table.apply(it.PassIntent(1))
     sgf = client.get("/archive/1.sgf")
-    assert sgf.status_code == 200 and b";B[ee]" in sgf.data and b"PB[Ann]" in sgf.data
-    record = client.get("/archive/1.json").get_json()
-    assert [e["type"] for e in record["events"]][:2] == ["GameStarted", "MovePlayed"]
+    assert sgf.status_code == 200
+    assert b"B[ee]" in sgf.data and b"PB[Ann]" in sgf.data and b"BL[" in sgf.data
+    assert b"OT[" in sgf.data
+    record = json.loads(client.get("/archive/1.json").data)
+    assert record["format"] == "companion-game" and record["players"][0]["name"] == "Ann"
+    events = client.get("/archive/1.events.json").get_json()
+    assert [e["type"] for e in events["events"]][:2] == ["GameStarted", "MovePlayed"]
     frames = client.get("/api/archive/1").get_json()["frames"]
     assert [f["move_number"] for f in frames] == [0, 1, 2]
     assert client.get("/archive/99").status_code == 404
@@ -154,7 +162,8 @@ def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSes
 def test_sgf_refused_for_maps(client: FlaskClient, table: TableSession) -> None:
     table.start_game("chinese", "hex-5")
     resp = client.get("/archive/2.sgf")
-    assert resp.status_code == 409 and "square" in resp.get_json()["error"]
+    assert resp.status_code == 409 and "JSON record" in resp.get_json()["error"]
+    assert client.get("/archive/2.json").status_code == 200
 
 
 def test_new_game_from_setup(client: FlaskClient, table: TableSession) -> None:
@@ -174,3 +183,67 @@ def test_new_game_from_setup(client: FlaskClient, table: TableSession) -> None:
     body["topology"] = "nowhere"
     resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
     assert resp.status_code == 400 and "nowhere" in resp.get_json()["error"]
+
+
+def _board_image() -> np.ndarray:  # type: ignore[type-arg]
+    """A drawn 9x9 board seen from above with two stones: corners at (40, 30)-(280, 210)."""
+    image = np.full((240, 320, 3), (60, 90, 120), np.uint8)
+    cv2.rectangle(image, (25, 15), (295, 225), (90, 170, 220), -1)
+    for i in range(9):
+        x, y = 40 + i * 30, 30 + i * 22.5
+        cv2.line(image, (x, 30), (x, 210), (30, 30, 30), 1)
+        cv2.line(image, (40, int(y)), (280, int(y)), (30, 30, 30), 1)
+    cv2.circle(image, (40 + 4 * 30, 30 + 90), 10, (20, 20, 20), -1)
+    cv2.circle(image, (40 + 2 * 30, 30 + 45), 10, (240, 240, 240), -1)
+    return image
+
+
+@pytest.fixture
+def camera_client(table: TableSession, tmp_path: Path) -> tuple[FlaskClient, CameraTable]:
+    camera = CameraTable(table, "dir:nowhere", board="9")
+    camera.still = _board_image()
+    app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
+    app.testing = True
+    return app.test_client(), camera
+
+
+def test_camera_placeholder_without_camera(client: FlaskClient, table: TableSession) -> None:
+    assert client.get("/camera.jpg").status_code == 404
+    assert "No camera picture" in client.get("/camera").get_data(as_text=True)
+    assert "No camera, so nothing to calibrate" in client.get("/calibrate").get_data(as_text=True)
+
+
+def test_camera_picture_and_mjpeg(camera_client: Any, table: TableSession) -> None:
+    client, camera = camera_client
+    obs, jpeg = camera.read(camera.still)
+    table.frame = jpeg
+    assert obs.states.count("B") == 1 and obs.states.count("W") == 1
+    assert client.get("/camera.jpg").status_code == 200
+    assert "Drag the four round handles" in client.get("/calibrate").get_data(as_text=True)
+    resp = client.get("/camera.mjpg", buffered=False)
+    first = next(iter(resp.response))
+    resp.close()
+    assert first.startswith(b"--frame\r\nContent-Type: image/jpeg") and jpeg in first
+
+
+def test_calibration_preview_and_save(camera_client: Any, tmp_path: Path) -> None:
+    client, camera = camera_client
+    body = {"name": "club-table", "image": [320, 240],
+            "corners": [[40, 30], [280, 30], [280, 210], [40, 210]]}  # fmt: skip
+    assert client.post("/api/calibration", json=body).status_code == 403
+    login(client)
+    token = csrf(client)
+    headers = {"X-CSRF-Token": token}
+    crossed = dict(body, corners=[[40, 30], [280, 210], [280, 30], [40, 210]])
+    resp = client.post("/api/calibration", json=crossed, headers=headers)
+    assert resp.status_code == 400 and "cross" in resp.get_json()["error"]
+    resp = client.post("/api/calibration", json=dict(body, name="../etc"), headers=headers)
+    assert resp.status_code == 400
+    preview = client.post("/api/calibration/preview", json=body, headers=headers).get_json()
+    assert preview["ok"] and preview["states"].count("B") == 1
+    black = preview["states"].index("B")
+    assert preview["points"][black] == [160.0, 120.0]  # E5, where the black stone is drawn
+    resp = client.post("/api/calibration", json=body, headers=headers)
+    assert resp.status_code == 200
+    saved = json.loads(Path(resp.get_json()["saved"]).read_text())
+    assert saved["board"] == "9" and camera.profile is not None

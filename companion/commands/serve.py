@@ -63,9 +63,26 @@ def watchdog_interval() -> float | None:
 
 
 def find_camera() -> str | None:
-    """The first video device, or None (the Pi camera shows up as /dev/video0 too)."""
-    for dev in sorted(Path("/dev").glob("video*")):
-        return str(dev)
+    """The camera to use when ``--source auto``: the Pi camera when picamera2 is installed and
+    sees one, else the first USB webcam that opens; None when there is none."""
+    from companion.errors import CameraUnavailable
+    from companion.sources import open_source
+
+    candidates = []
+    try:
+        import picamera2  # noqa: F401
+
+        candidates.append("picam")
+    except ImportError:
+        pass
+    candidates += [f"usb:{dev.name[5:]}" for dev in sorted(Path("/dev").glob("video[0-9]*"))][:2]
+    for spec in candidates:
+        try:
+            with open_source(spec) as source:
+                source.read()
+            return spec
+        except (CameraUnavailable, ValueError, ImportError, RuntimeError):
+            continue
     return None
 
 
@@ -113,7 +130,20 @@ class Ticker:
     "--source",
     default="auto",
     show_default=True,
-    help="auto (a camera if found, else the demo), demo, or a camera: picamera, usb:N",
+    help="auto (a camera if found, else the demo), demo, or a frame source: picam, usb:N, "
+    "video:PATH, dir:PATH",
+)
+@click.option(
+    "--profile",
+    "profile_path",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Calibration profile for the camera (else --corners, else the board is found).",
+)
+@click.option(
+    "--corners",
+    default=None,
+    help="Corner intersections x1,y1,...,x4,y4 (TL, TR, BR, BL) in camera pixels.",
 )
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
@@ -152,15 +182,32 @@ class Ticker:
     help="Seconds the finished demo game stays up before the next starts.",
 )
 @click.option(
+    "--demo-feed",
+    type=click.Choice(["sensors", "record"]),
+    default="sensors",
+    show_default=True,
+    help="How the demo reaches the table: a simulated sensor grid read by the tracker (the "
+    "whole loop), or the record's moves as intents.",
+)
+@click.option(
     "--snapshot-every",
     default=5.0,
     show_default=True,
     type=float,
     help="Seconds between clock snapshots in the journal.",
 )
+@click.option(
+    "--calibration-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the calibration page saves profiles "
+    "[default: $COMPANION_CALIBRATION or ./calibration].",
+)
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 def command(
     source: str,
+    profile_path: str | None,
+    corners: str | None,
     demo: bool,
     host: str,
     port: int,
@@ -172,7 +219,9 @@ def command(
     threads: int,
     demo_delay: float,
     demo_rest: float,
+    demo_feed: str,
     snapshot_every: float,
+    calibration_dir: Path | None,
     log_events: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
@@ -181,6 +230,7 @@ def command(
     from companion.demo import DemoTable
     from companion.demo.chess import ChessDemo
     from companion.journal import Journal
+    from companion.table.camera import CameraTable
     from companion.table.chess_state import is_chess
     from companion.table.host import Table
     from companion.web.app import create_app
@@ -199,34 +249,57 @@ def command(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
         )
 
-    use_demo = demo or source == "demo"
+    use_demo = demo or source in ("demo", "sim")
+    camera_spec: str | None = None
     if not use_demo:
-        camera = find_camera() if source == "auto" else source
-        if camera is None:
+        camera_spec = find_camera() if source == "auto" else source
+        if camera_spec is None:
             click.echo("no camera found: serving the demo game (use --source to pick one)")
             use_demo = True
-        else:
-            click.echo(
-                f"camera {camera} found, but this build has no board reader yet: "
-                "serving the demo game"
-            )
-            use_demo = True
+    quad = None
+    if corners is not None:
+        try:
+            values = [float(v) for v in corners.split(",")]
+        except ValueError:
+            values = []
+        if len(values) != 8:
+            raise click.BadParameter("give eight numbers x1,y1,...,x4,y4", param_hint="--corners")
+        quad = [values[i : i + 2] for i in range(0, 8, 2)]
 
     feeder: DemoTable | ChessDemo | None = None
+    camera: CameraTable | None = None
     try:
         if use_demo:
-            demo_kind = ChessDemo if is_chess(rules) else DemoTable
-            feeder = demo_kind(table, delay=demo_delay, rest=demo_rest)
+            if is_chess(rules):
+                feeder = ChessDemo(table, delay=demo_delay, rest=demo_rest)
+            else:
+                feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
             feeder.start()
-        elif table.state.game is None or table.state.phase == "over":
-            table.start_game(rules, board, time_control=time_control)
+        else:
+            if table.state.game is None or table.state.phase == "over":
+                table.start_game(rules, board, time_control=time_control)
+            started = table.state.started
+            assert camera_spec is not None and started is not None
+            camera = CameraTable(
+                table, camera_spec, board=started.topology, profile=profile_path, corners=quad
+            )
+            camera.start()
+            click.echo(f"companion: reading the board from {camera_spec}")
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None
 
     pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
-    app = create_app(table, pin=pin)
+    calibration = calibration_dir or Path(os.environ.get("COMPANION_CALIBRATION") or "calibration")
+    app = create_app(table, pin=pin, calibration_dir=calibration, camera=camera)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+        server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            connection_limit=max(100, 2 * threads),
+            ident="companion",
+        )
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     real_port = getattr(server, "effective_port", port)
@@ -253,6 +326,8 @@ def command(
     finally:
         if feeder is not None:
             feeder.stop()
+        if camera is not None:
+            camera.stop()
         ticker.stop()
         table.close()
         journal.close()

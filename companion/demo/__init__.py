@@ -4,16 +4,23 @@
 bundled ``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and
 ``scripts/make_demo_game.py``).
 
-Where intents come from is one function, :func:`record_intents`: it turns the record into the
-intents the tracker would send (a play, then "remove the captured stones" and "board matches"
-after a capture, as a player's hands would make them). Swapping in the real loop, simulated
-observations -> tracker -> intents, means replacing that one generator.
+Where intents come from is one generator, chosen by ``feed``:
+
+- ``"sensors"`` (the default, the whole loop): :func:`sensor_intents` plays the record on a
+  simulated magnetic sensor grid (:class:`~companion.sensors.simulated.SimulatedGrid`: noisy
+  readings, a hand hovering over the spot, captured stones taken off a moment later) and feeds
+  every scan to the real :class:`~companion.table.tracker.Tracker`, whose intents the session
+  applies. Passes are clock-button presses, as at a real table.
+- ``"record"``: :func:`record_intents` turns the record straight into the intents a tracker
+  would send (for tests of the session alone).
+
+Both yield intents and :class:`Wait` markers (the pace); the consumer applies the intents.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +32,13 @@ from companion.table import intents as it
 from companion.table.session import TableSession
 
 DEMO_GAME = Path(__file__).resolve().parent / "demo-game.sgf"
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Let ``moves`` move-lengths of time pass before the next item (the demo's pace)."""
+
+    moves: float
 
 
 @dataclass(frozen=True)
@@ -66,11 +80,12 @@ def load_record(path: Path = DEMO_GAME) -> DemoRecord:
     return DemoRecord(game.get_size(), komi, names, tuple(moves), tuple(sorted(dead)))
 
 
-def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent]:
+def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent | Wait]:
     """The intents the tracker would send for the rest of ``record`` from ``game``'s position.
 
     ``game`` is advanced as the intents are made (pass a copy)."""
     for player, point in record.moves[len(game.moves) :]:
+        yield Wait(1.0)
         if point is None:
             game.pass_(player)
             yield it.PassIntent(player)
@@ -80,7 +95,81 @@ def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent]:
         yield it.PlayIntent(spot, player)
         if captured:
             yield it.RemoveStones(tuple(sorted(captured)))
+            yield Wait(0.15)
             yield it.BoardMatches("captured stones taken off")
+
+
+def _rows(board: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple("." if c < 0 else "BW"[c] for c in board)
+
+
+def sensor_intents(
+    record: DemoRecord, live: Callable[[], GoGame], *, scans_per_move: int = 4, seed: int = 0
+) -> Iterator[it.Intent | Wait]:
+    """The whole loop: the record played on a simulated sensor grid, read by the tracker.
+
+    ``live`` returns the session's game (the tracker reads it after each applied intent). Each
+    stone: a scan with the hand over the spot, then still scans until the tracker accepts it;
+    captured stones come off after a few scans. Raises CompanionError when the tracker cannot
+    follow the simulated table (which would be a tracker bug worth seeing).
+    """
+    from companion.sensors.simulated import SimulatedGrid, Step
+    from companion.table.tracker import Tracker
+
+    t = [0.0]
+
+    def clock() -> float:
+        return t[0]
+
+    tracker = Tracker(live, still_time=0.2)
+    step = 1.0 / (scans_per_move + 2)
+
+    def scan(grid: SimulatedGrid) -> Iterator[it.Intent | Wait]:
+        t[0] += 0.1
+        yield from tracker.update(grid.scan(), t[0])
+        yield Wait(step)
+
+    start = len(live().moves)
+    for index, (player, point) in enumerate(record.moves[start:], start):
+        game = live()
+        if len(game.moves) != index:
+            raise CompanionError(f"the tracker lost the demo game at move {index + 1}")
+        if point is None:
+            yield Wait(1.0)
+            yield it.PassIntent(player)  # the clock button
+            continue
+        spot = record.spot(game, point)
+        before = game.board
+        after = list(before)
+        after[spot] = player
+        colour = "BW"[player]
+        hover = (spot, *game.topology.neighbours[spot])
+        steps = [
+            Step(_rows(before), 1),
+            Step(_rows(before), 1, hover, colour),
+            Step(_rows(tuple(after)), scans_per_move),
+        ]
+        grid = SimulatedGrid(game.topology, steps, seed=seed + index, clock=clock)
+        for _ in range(40):  # until the move is accepted and any captured stones are off
+            yield from scan(grid)
+            now = live()
+            if len(now.moves) > index and grid.done:
+                break
+        else:
+            raise CompanionError(f"the tracker did not accept {now.spot_name(spot)}")
+        captured = [s for s in range(len(after)) if after[s] >= 0 and now.board[s] < 0]
+        if captured:
+            taken = tuple(-1 if s in captured else c for s, c in enumerate(after))
+            steps = [
+                Step(_rows(tuple(after)), 2),
+                Step(_rows(tuple(after)), 1, tuple(captured), "BW"[after[captured[0]]]),
+                Step(_rows(taken), scans_per_move),
+            ]
+            grid = SimulatedGrid(game.topology, steps, seed=seed + 7919 + index, clock=clock)
+            while not grid.done:
+                yield from scan(grid)
+            for _ in range(scans_per_move):
+                yield from scan(grid)
 
 
 class DemoTable:
@@ -97,7 +186,11 @@ class DemoTable:
         rest: float = 20.0,
         time_control: str | None = "byo:10m+3x30s",
         loop: bool = True,
+        feed: str = "sensors",
     ) -> None:
+        if feed not in ("sensors", "record"):
+            raise ValueError(f"demo feed is 'sensors' or 'record', not {feed!r}")
+        self.feed = feed
         self.table = table
         self.record = record or load_record()
         self.delay = delay
@@ -132,6 +225,11 @@ class DemoTable:
             time_control=self.time_control,
         )
 
+    def _live(self) -> GoGame:
+        game = self.table.state.game
+        assert game is not None
+        return game
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="demo", daemon=True)
         self._thread.start()
@@ -161,16 +259,17 @@ class DemoTable:
         table = self.table
         game = table.state.game
         assert game is not None
-        for intent in record_intents(self.record, game.copy()):
-            pause = (
-                self.delay
-                if isinstance(intent, it.PlayIntent | it.PassIntent)
-                else 0.15 * self.delay
-            )
-            if not self._wait(pause):
-                return
+        if self.feed == "sensors":
+            items = sensor_intents(self.record, self._live)
+        else:
+            items = record_intents(self.record, game.copy())
+        for item in items:
+            if isinstance(item, Wait):
+                if not self._wait(item.moves * self.delay):
+                    return
+                continue
             try:
-                table.apply(intent)
+                table.apply(item)
             except IllegalMove:
                 return  # someone changed the game by hand: leave it to them
         if table.state.phase == "cleanup":

@@ -63,6 +63,11 @@ Readings chosen where the sheet leaves room (each one is tested):
   (+ ``komi`` for player 1, 0 by default). The highest total among active players wins; on a
   tie the earlier player in turn order loses, so the latest of the tied players wins.
 - *Handicap* points go to the first player (player 0, who moves first).
+- *Turn duration* is stored (:attr:`GoBeyond.turn_seconds`, None = untimed) for the clock,
+  which lives elsewhere; a turn that times out is recorded as :meth:`~GoBeyond.skip`.
+- *Setup* (:meth:`~GoBeyond.setup`, a problem position or placed handicap stones) costs and pays
+  nothing and starts no turn.
+- Points are whole numbers; ``komi`` (a core knob, 0 here) may be fractional.
 """
 
 from __future__ import annotations
@@ -219,7 +224,8 @@ class GoBeyond(GoGame):
         )
 
     def dividend_due(self, player: int | None = None) -> int:
-        """The dividend ``player`` (default: to move) is paid at the start of their turn now."""
+        """The dividend ``player`` (default: to move) would be paid if their turn started on
+        the board as it is now (for the player to move: what their next action collects)."""
         who = self.to_move if player is None else player
         return self.economy.dividend * len(self.claimed()[who])
 
@@ -263,7 +269,7 @@ class GoBeyond(GoGame):
     # ------------------------------------------------------------------ the turn
     def _turn_started(self, player: int) -> None:
         # Step 1: the player's own reservations lapse. Step 2: the dividend.
-        self._reservations = {s: p for s, p in self._reservations.items() if p != player}
+        self._drop_reservations(player)
         self.points[player] += self.dividend_due(player)
 
     def _refuse(self, spot: int, player: int) -> None:

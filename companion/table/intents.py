@@ -4,6 +4,10 @@ The tracker (``companion.table.tracker``) turns stable observations into these i
 session (``companion.table.session``) checks them against the engine, applies them, journals the
 resulting events and tells the page. Intents are plain frozen dataclasses so that either side can
 be tested alone.
+
+Of :class:`Discrepancy`, :class:`RemoveStones`, :class:`UndoIntent` and :class:`BoardMatches`,
+the latest one is the board's state (each replaces the previous one on the page).
+:class:`PlayIntent` and :class:`PassIntent` come in the order the session applies them.
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ class Discrepancy:
     """The board does not match the game: play is held until it does.
 
     ``kind`` is one of: "wrong colour", "moved", "captured left on", "forbidden", "missing",
-    "extra", "unreadable". ``spots`` are the spots at fault; ``message`` says it in plain words
-    ("a white stone appeared at C3 but Black is to move").
+    "extra", "ambiguous" (several new stones whose order changes the captures), "unreadable".
+    When several things are wrong, ``kind`` names the first in that order of precedence
+    (captured left on, moved, wrong colour, forbidden/ambiguous/extra, missing, unreadable),
+    ``spots`` are all the spots at fault and ``message`` says each in plain words, joined by
+    "; " ("a white stone appeared at C3 but Black is to move").
     """
 
     kind: str

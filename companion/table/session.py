@@ -122,6 +122,14 @@ class Broadcaster:
         for sub in subs:
             sub.put((seq, payload))
 
+    def drop_all(self) -> None:
+        """End every current subscription (their ``get`` returns None) but keep accepting new
+        ones: pages reconnect and catch up (used when the network changes, and by tests)."""
+        with self._lock:
+            subs, self._subs = list(self._subs), set()
+        for sub in subs:
+            sub.put(None)
+
     def close(self) -> None:
         """Tell every subscriber the table is closing (their ``get`` returns None)."""
         with self._lock:
@@ -565,7 +573,8 @@ class TableSession:
             }
             if game is None or state.started is None:
                 out["phase"] = "none"
-                out["alerts"] = ["no game yet: start one from Setup"]
+                out["alerts"] = []
+                out["notices"] = ["no game yet: start one from Setup"]
                 return out
             started = state.started
             topo = game.topology
@@ -650,6 +659,7 @@ class TableSession:
                     "points_history": state.points_history if isinstance(live_points, list) else [],
                     "clock": self.clock_view(),
                     "alerts": self.alerts(),
+                    "notices": self.notices(),
                     "alert_spots": sorted(
                         set(state.discrepancy.spots if state.discrepancy else ())
                         | set(state.removal.spots if state.removal else ())
@@ -672,6 +682,15 @@ class TableSession:
         clock = self.clock
         if clock is not None and clock.flagged is not None:
             out.append(f"{names[clock.flagged]}'s time ran out")
+        return out
+
+    def notices(self) -> list[str]:
+        """What the players should know that is not a problem (shown calmer than alerts)."""
+        state, game = self.state, self.state.game
+        if game is None or state.started is None:
+            return []
+        names = state.started.players
+        out: list[str] = []
         if state.paused and state.phase == "play":
             out.append("the clocks are paused")
         if state.phase == "cleanup":

@@ -22,6 +22,8 @@ refused so that a typo cannot silently drop a setting.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import time
 from collections.abc import Sequence
@@ -38,7 +40,14 @@ from companion.games.topology import Topology, from_spec
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.geometry import Offset, as_corners, project
 from companion.vision.pipeline import Reading
-from companion.vision.read_stones import Image, Region, StoneReader, estimate_offset
+from companion.vision.read_stones import (
+    PATCH_SIDE,
+    EmptyBoard,
+    Image,
+    Region,
+    StoneReader,
+    estimate_offset,
+)
 
 FORMAT = "companion-vision-profile"
 VERSION = 1
@@ -89,6 +98,7 @@ class Profile:
     name: str = ""
     empty_gray: list[float] | None = None
     empty_tint: list[tuple[float, float]] | None = None
+    empty_patches: NDArray[np.uint8] | None = None
     light: dict[str, float] = field(default_factory=dict)
     alignment: float = 0.0
     created: str = ""
@@ -126,7 +136,11 @@ class Profile:
         if self._reader is None:
             ref = None
             if self.empty_gray is not None and self.empty_tint is not None:
-                ref = (self.empty_gray, self.empty_tint)
+                ref = EmptyBoard(
+                    gray=np.asarray(self.empty_gray, dtype=np.float64),
+                    tint=np.asarray(self.empty_tint, dtype=np.float64),
+                    patches=self.empty_patches,
+                )
             self._reader = StoneReader(self.stone_regions(), self.image_size, reference=ref)
         return self._reader
 
@@ -221,6 +235,9 @@ class Profile:
                 "gray": [round(v, 1) for v in self.empty_gray],
                 "tint": [[round(a, 4), round(b, 4)] for a, b in self.empty_tint],
             }
+            if self.empty_patches is not None:
+                out["empty"]["patch_side"] = PATCH_SIDE
+                out["empty"]["patches"] = base64.b64encode(self.empty_patches.tobytes()).decode()
         return out
 
     def save(self, path: str | Path) -> None:
@@ -304,6 +321,16 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
         if "empty" in data:
             prof.empty_gray = [float(v) for v in data["empty"]["gray"]]
             prof.empty_tint = [(float(a), float(b)) for a, b in data["empty"]["tint"]]
+            if "patches" in data["empty"]:
+                side = int(data["empty"].get("patch_side", PATCH_SIDE))
+                if side != PATCH_SIDE:
+                    raise CalibrationError(f"{name}: patch_side {side} is not {PATCH_SIDE}")
+                raw = base64.b64decode(data["empty"]["patches"], validate=True)
+                if len(raw) != len(prof.empty_gray) * side * side:
+                    raise CalibrationError(f"{name}: empty patches are not one per spot")
+                prof.empty_patches = (
+                    np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
+                )
         n = len(prof.topology())
         covered = sum(
             (r.width * r.height if isinstance(r, GridRegion) else len(r.spots)) for r in regions
@@ -319,7 +346,7 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
         raise
     except CompanionError as exc:
         raise CalibrationError(f"{name}: {exc}") from exc
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
         raise CalibrationError(f"{name}: malformed ({exc!r})") from exc
 
 
@@ -408,6 +435,7 @@ def calibrate(
     if is_empty:
         prof.empty_gray = [float(v) for v in feats.gray]
         prof.empty_tint = [(float(a), float(b)) for a, b in feats.tint]
+        prof.empty_patches = reader.patches(image=image)
         prof._reader = None
     if any(isinstance(r, GridRegion) for r in regions):
         prof.alignment = prof.grid_alignment(image)

@@ -89,6 +89,22 @@ class Region:
         return replace(self, offset=offset)
 
 
+PATCH_SIDE = 8  # saved empty-board patch per spot, pixels a side
+
+
+@dataclass(frozen=True)
+class EmptyBoard:
+    """What every spot looked like with no stone on it (from a calibration profile).
+
+    ``gray`` and ``tint`` per spot as in :class:`Features`; ``patches`` (n, 8, 8) uint8, the
+    central half unit around the point (grid lines and all) on the board plane.
+    """
+
+    gray: NDArray[np.float64]
+    tint: NDArray[np.float64]
+    patches: NDArray[np.uint8] | None = None
+
+
 @dataclass
 class Features:
     """Per-spot measurements, in observation order.
@@ -101,6 +117,8 @@ class Features:
     tint: NDArray[np.float64]  # (n, 2)
     bg_gray: NDArray[np.float64]
     bg_tint: NDArray[np.float64]  # (n, 2)
+    lines: NDArray[np.float64]  # grid-line contrast at the point itself (0 when hidden)
+    same: NDArray[np.float64] | None = None  # correlation with the empty-board patch, if saved
 
 
 class StoneReader:
@@ -117,32 +135,46 @@ class StoneReader:
         image_size: tuple[int, int],
         *,
         cell: int = DEFAULT_CELL,
-        reference: tuple[Sequence[float], Sequence[float]] | None = None,
+        reference: EmptyBoard | None = None,
     ) -> None:
         self.regions = tuple(regions)
         self.image_size = image_size  # (width, height)
         self.cell = cell
         self.n = sum(len(r.spots) for r in self.regions)
-        self.reference = (
-            None
-            if reference is None
-            else (np.asarray(reference[0], float), np.asarray(reference[1], float))
-        )
+        self.reference = reference
         self._maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
+        self._flat_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
+        self._blur = 1
         for region in self.regions:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
             centres = region.points + region.offset(region.points) * region.scale
             m1, m2 = tile_maps(region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale)
             self._maps.append((m1, m2, tpr))
+            f1, f2 = tile_maps(
+                region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale
+            )
+            self._flat_maps.append((f1, f2, tpr))
+            # image pixels per tile pixel: thin lines need a blur first or sampling misses them
+            spacing = _spacing_px(region)
+            self._blur = max(self._blur, round(spacing * region.scale / cell))
         yy, xx = np.mgrid[0:cell, 0:cell]
         c = (cell - 1) / 2.0
         rr = np.hypot(yy - c, xx - c) / cell
         self._disc = (rr <= DISC).ravel()
+        self._disc_cache: dict[tuple[int, int], NDArray[np.uint8]] = {}
         self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
+        self.neighbours = _neighbours(self.regions, self.n)
         self._in_order = bool(np.array_equal(self._order, np.arange(len(self._order))))
         if sorted(self._order.tolist()) != list(range(self.n)):
             raise VisionError("regions must cover spots 0..n-1 exactly once")
+
+    def _disc_mosaic(self, rows: int, tpr: int) -> NDArray[np.uint8]:
+        key = (rows, tpr)
+        if key not in self._disc_cache:
+            d = self._disc.reshape(self.cell, self.cell).astype(np.uint8)
+            self._disc_cache[key] = np.tile(d, (rows, tpr))[..., None]
+        return self._disc_cache[key]
 
     def __repr__(self) -> str:
         return f"<StoneReader {self.n} spots in {len(self.regions)} region(s), cell {self.cell}px>"
@@ -150,8 +182,9 @@ class StoneReader:
     def tiles(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, an (n, cell, cell, channels) stack of tiles centred where stones show."""
         out = []
-        for (m1, m2, tpr), region in zip(self._maps, self.regions, strict=True):
-            big = cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
             if big.ndim == 2:
                 big = big[..., None]
             rows = big.shape[0] // self.cell
@@ -160,37 +193,109 @@ class StoneReader:
             out.append(t.reshape(rows * tpr, self.cell, self.cell, ch)[: len(region.points)])
         return out
 
+    def _mosaics(self, image: Image) -> list[NDArray[np.uint8]]:
+        return [
+            cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            for m1, m2, _ in self._maps
+        ]
+
     def features(self, image: Image) -> Features:
         """Measure every spot and fit the light model."""
         _check_image(image)
         parts: list[tuple[NDArray[np.float64], ...]] = []
+        c = self.cell
         k = int(self._disc.sum())
-        for tiles, region in zip(self.tiles(image), self.regions, strict=True):
-            t = tiles.reshape(len(tiles), -1, 3)[:, self._disc, :].astype(np.float32)
-            total = t.sum(axis=2)
-            inv = 1.0 / (total + 1.0)
-            stack = np.stack([total / 3.0, t[..., 2] * inv, t[..., 1] * inv], axis=0)  # (3, n, k)
-            med = np.partition(stack, k // 2, axis=2)[:, :, k // 2].astype(np.float64)
-            gray, tint = med[0], med[1:].T
-            bg_gray, keep = _smooth_background(region.points, gray)
-            bg_tint = _fit_surface(region.points, tint, keep)
-            parts.append((gray, tint, bg_gray, bg_tint))
-        gray, tint, bg_gray, bg_tint = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if self._blur > 1:
+            gray_image = cv2.blur(gray_image, (self._blur, self._blur))
+        flats = [
+            cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            for m1, m2, _ in self._flat_maps
+        ]
+        lines_of = [
+            _line_contrast(flat, c, tpr, len(region.points))
+            for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True)
+        ]
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
+            n = len(region.points)
+            rows = big.shape[0] // c
+            g = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
+            g = g.reshape(rows, c, tpr, c).transpose(0, 2, 1, 3).reshape(rows * tpr, c * c)[:n]
+            # median brightness in the disc: robust to grid lines, star points and glare spots
+            gray = np.partition(g[:, self._disc], k // 2, axis=1)[:, k // 2].astype(np.float64)
+            # median chromaticity in the disc (lines and highlights drop out like for gray)
+            f = big.astype(np.float32)
+            inv = 1.0 / (cv2.transform(f, np.ones((1, 3), np.float32)) + 1.0)
+            rg = np.stack([f[..., 2] * inv, f[..., 1] * inv], axis=0)  # (2, H, W)
+            rg = (
+                rg.reshape(2, rows, c, tpr, c)
+                .transpose(0, 1, 3, 2, 4)
+                .reshape(2, rows * tpr, c * c)
+            )
+            rg = rg[:, :n][:, :, self._disc]
+            tint = np.partition(rg, k // 2, axis=2)[:, :, k // 2].T.astype(np.float64)
+            if self.reference is None:
+                bg_gray, keep = _smooth_background(region.points, gray)
+                bg_tint = _fit_surface(region.points, tint, keep)
+            else:
+                bg_gray, bg_tint = gray, tint  # replaced by the reference below
+            parts.append((gray, tint, bg_gray, bg_tint, lines_of[len(parts)]))
+        gray, tint, bg_gray, bg_tint, lines = (
+            np.concatenate([p[i] for p in parts]) for i in range(5)
+        )
         if not self._in_order:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
-            gray, tint, bg_gray, bg_tint = (a[inv_order] for a in (gray, tint, bg_gray, bg_tint))
+            gray, tint, bg_gray, bg_tint, lines = (
+                a[inv_order] for a in (gray, tint, bg_gray, bg_tint, lines)
+            )
+        same = None
         if self.reference is not None:
-            ref_g, ref_t = self.reference
-            bg_gray = ref_g * float(np.median(bg_gray / np.maximum(ref_g, 1.0)))
-            bg_tint = ref_t + np.median(bg_tint - ref_t, axis=0)
-        return Features(gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint)
+            # today's light over calibration light, from the (mostly empty) spots themselves
+            ref_g, ref_t = self.reference.gray, self.reference.tint
+            bg_gray = ref_g * float(np.median(gray / np.maximum(ref_g, 1.0)))
+            bg_tint = ref_t + np.median(tint - ref_t, axis=0)
+            if self.reference.patches is not None:
+                same = _correlate(self.patches(flats), self.reference.patches)
+        return Features(
+            gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
+        )
+
+    def patches(
+        self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None
+    ) -> NDArray[np.uint8]:
+        """(n, 8, 8) board-plane patches at every point, in observation order."""
+        if flats is None:
+            assert image is not None
+            gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            if self._blur > 1:
+                gray_image = cv2.blur(gray_image, (self._blur, self._blur))
+            flats = [
+                cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                for m1, m2, _ in self._flat_maps
+            ]
+        out = []
+        p = PATCH_SIDE
+        lo = (self.cell - p) // 2  # the central half unit: neighbouring stones stay out
+        for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True):
+            rows = flat.shape[0] // self.cell
+            t = flat.reshape(rows, self.cell, tpr, self.cell).transpose(0, 2, 1, 3)
+            t = t.reshape(rows * tpr, self.cell, self.cell)[:, lo : lo + p, lo : lo + p]
+            out.append(t[: len(region.points)])
+        allp = np.concatenate(out)
+        if not self._in_order:
+            inv_order = np.empty_like(self._order)
+            inv_order[self._order] = np.arange(len(self._order))
+            allp = allp[inv_order]
+        return allp
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is between the clear bands."""
         t0 = time.perf_counter()
         f = self.features(image)
-        states, conf = classify(f)
+        states, conf = classify(f, self.neighbours)
         return Observation(
             states=tuple(states),
             confidence=tuple(float(c) for c in conf),
@@ -198,6 +303,78 @@ class StoneReader:
             source=source,
             extra={"seconds": time.perf_counter() - t0},
         )
+
+
+def _neighbours(regions: Sequence[Region], n: int) -> list[list[int]]:
+    """Spots around each spot (8-neighbourhood on grids; within 1.6 spacings on maps)."""
+    out: list[list[int]] = [[] for _ in range(n)]
+    for region in regions:
+        pts = region.points
+        reach = 1.5 if region.shape is not None else 1.6 * region.scale
+        d = np.abs(pts[:, None, :] - pts[None, :, :]).max(axis=2)
+        close = (d <= reach) & (d > 0)
+        for a, b in zip(*np.nonzero(close), strict=True):
+            out[region.spots[a]].append(region.spots[b])
+    return out
+
+
+def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """Per-spot normalised cross-correlation of two (n, p, p) patch stacks (0 where flat)."""
+    x = a.reshape(len(a), -1).astype(np.float64)
+    y = b.reshape(len(b), -1).astype(np.float64)
+    x -= x.mean(axis=1, keepdims=True)
+    y -= y.mean(axis=1, keepdims=True)
+    den = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    # a reference patch with no structure (lines too faint) says nothing: correlation 0
+    ok = np.sqrt((y * y).mean(axis=1)) > 3.0
+    return np.where(ok & (den > 0), (x * y).sum(axis=1) / np.maximum(den, 1e-9), 0.0)
+
+
+def _spacing_px(region: Region) -> float:
+    """Typical distance in pixels between neighbouring points of a region (median)."""
+    from companion.vision.geometry import project
+
+    p = region.points
+    q = project(region.H, p)
+    q2 = project(region.H, p + np.array([1.0, 0.0]))
+    return float(np.median(np.linalg.norm(q2 - q, axis=1)))
+
+
+def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> NDArray[np.float64]:
+    """Per tile: how clearly a grid line crosses near its centre, both ways (relative to board).
+
+    Profiles across each tile (one per half, so edge points whose lines stop at the centre still
+    count) are searched for a dark dip within 0.3 of a spacing of the centre, which allows for
+    corners a little off. The weaker of the two directions is returned: a stone, a hand or
+    anything else lying on the point hides both lines.
+    """
+    rows = mosaic.shape[0] // cell
+    t = mosaic.reshape(rows, cell, tpr, cell).transpose(0, 2, 1, 3).reshape(rows * tpr, cell, cell)
+    t = t[:n].astype(np.float32)
+    idx = np.arange(cell) - (cell - 1) / 2.0
+    near = np.abs(idx) <= 0.3 * cell
+    halves = ((idx < -0.1 * cell) & (idx > -0.45 * cell), (idx > 0.1 * cell) & (idx < 0.45 * cell))
+
+    def one(tiles: NDArray[np.float32]) -> NDArray[np.float64]:
+        best = np.full(len(tiles), -1.0)
+        m = len(tiles)
+        for half in halves:
+            part = tiles[:, :, half]  # (n, rows, cols in this half)
+            prof = part.mean(axis=2)  # one value per row
+            level = np.median(prof, axis=1)
+            cand = np.where(near[None, :], prof, np.inf)
+            y = np.argmin(cand, axis=1)  # the darkest row near the centre
+            # A straight line is dark in every column of the half, a stone's rim only in some:
+            # per column, the darkest of rows y-1..y+1; then the weaker quarter of columns.
+            band = np.stack(
+                [part[np.arange(m), np.clip(y + d, 0, cell - 1), :] for d in (-1, 0, 1)], axis=0
+            ).min(axis=0)  # (n, cols)
+            dip = level[:, None] - band
+            strength = np.percentile(dip, 25, axis=1) / np.maximum(level, 1.0)
+            best = np.maximum(best, strength)
+        return best
+
+    return np.minimum(one(t), one(t.transpose(0, 2, 1))).astype(np.float64)
 
 
 def _check_image(image: object) -> None:
@@ -231,7 +408,8 @@ def _smooth_background(
     for _ in range(3):
         if keep.sum() < 12:
             break
-        coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
+        Ak = A[keep]
+        coef = np.linalg.solve(Ak.T @ Ak + 1e-6 * np.eye(A.shape[1]), Ak.T @ values[keep])
         fit = A @ coef
         res = values - fit
         s = float(np.median(np.abs(res[keep]))) * 1.4826 + 1.0
@@ -242,12 +420,23 @@ def _smooth_background(
 def _fit_surface(
     points: NDArray[np.float64], values: NDArray[np.float64], keep: NDArray[np.bool_]
 ) -> NDArray[np.float64]:
-    """Least-squares quadratic surface(s) through ``values[keep]`` (columns fitted together)."""
-    if keep.sum() < 12:
-        return np.broadcast_to(np.median(values, axis=0), values.shape).copy()
+    """Robust quadratic surface(s) through ``values[keep]`` (columns fitted together).
+
+    Spots far off the first fit (a hand has the board's brightness but not its tint) are
+    dropped and the surface refitted.
+    """
     A = _design(points)
-    coef, *_ = np.linalg.lstsq(A[keep], values[keep], rcond=None)
-    return A @ coef
+    fit = np.broadcast_to(np.median(values[keep] if keep.any() else values, axis=0), values.shape)
+    for _ in range(2):
+        if keep.sum() < 12:
+            break
+        Ak = A[keep]
+        coef = np.linalg.solve(Ak.T @ Ak + 1e-6 * np.eye(A.shape[1]), Ak.T @ values[keep])
+        fit = A @ coef
+        res = np.abs(values - fit).max(axis=1) if values.ndim > 1 else np.abs(values - fit)
+        s = float(np.median(res[keep])) * 1.4826 + 1e-4
+        keep = keep & (res < 3.0 * s)
+    return np.array(fit)
 
 
 # Decision bands, relative to the board's own appearance at that spot. ``g`` is the spot's
@@ -261,13 +450,25 @@ WHITE_TINT = 3.0  # ... and this far from the board's tint,
 WHITE_BRIGHT = 1.35  # ... or this bright whatever its tint.
 EMPTY_TINT = 2.0  # board tint: empty unless brighter than WHITE_BRIGHT
 EMPTY_BELOW = 1.12  # g below this with a board-like tint ... (and g above NOT_BLACK_ABOVE)
+EMPTY_LINES = 0.03  # ... and only where grid lines show at the point: a hand hides them
+SOME_LINES = 0.08  # lines this clear settle a spot between board tint and white tint
+CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
+PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
+SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
+SAME_CHANGED = 0.5  # ... below which something lies on it
+WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 
 
-def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
+def classify(
+    f: Features, neighbours: Sequence[Sequence[int]] | None = None
+) -> tuple[list[str], NDArray[np.float64]]:
     """Token and confidence per spot from measured :class:`Features`.
 
     Confidence is 0.5 at the edge of a clear band and grows to 1 with the margin; unknown
-    spots get 0.
+    spots get 0. With ``neighbours`` (spot -> nearby spots), a patch of several spots that are
+    neither board nor stone (a hand, a sleeve, a cup) also makes the spots around it unknown:
+    the edge of a hand half-covers them.
     """
     g = f.gray / np.maximum(f.bg_gray, 1.0)
     t = 100.0 * np.hypot(*(f.tint - f.bg_tint).T)
@@ -280,6 +481,12 @@ def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 
     white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT))
+    # Where several clear white stones show, a white stone must also share their colour (a
+    # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
+    sure = white & (g >= 1.3) & (f.lines < 0.3)
+    if sure.sum() >= 3:
+        ref = np.median(f.tint[sure], axis=0)
+        white &= 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
     out[white] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
@@ -288,14 +495,77 @@ def classify(f: Features) -> tuple[list[str], NDArray[np.float64]]:
     # Not bright enough for a white stone nor dark enough for a black one: board (maybe in a
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
-    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint) & ~white
+    # Grid lines crossing the point clearly: board, whatever the light does to its colour.
+    # Between the board's tint and a white stone's, visible lines say board.
+    lined = (f.lines >= CLEAR_LINES) | (
+        (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
+    )
+    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
+    # The point itself must show (a hand hides it), unless the spot is the board's very image
+    # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
+    exact = (t < 1.0) & (np.abs(g - 1.0) < 0.06)
+    empty &= (f.lines >= EMPTY_LINES) | exact
     out[empty] = EMPTY
     em = np.minimum(
         np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1
     )
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
+
+    if f.same is not None:
+        # A saved empty board: a point that still looks as it did empty is empty; one that
+        # does not holds something, and only a stone's clear colour names it.
+        still = f.same >= SAME_EMPTY
+        out[still & ~black] = EMPTY
+        conf[still & ~black] = np.clip(0.5 + (f.same[still & ~black] - SAME_EMPTY), 0.5, 1.0)
+        changed = f.same < SAME_CHANGED
+        r, gg = np.median(f.bg_tint, axis=0)
+        rgb = np.array([r, gg, 1.0 - r - gg])
+        neutral_board = float((rgb.max() - rgb.min()) / rgb.max()) < PALE_BOARD
+        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & neutral_board
+        out[pale] = WHITE  # a white stone on a white or metal board: shape, not colour
+        conf[pale] = 0.5 + 0.5 * np.clip((SAME_CHANGED - f.same[pale]) / 0.3, 0, 1)
+        odd = changed & ~black & ~white & ~pale
+        out[odd] = UNKNOWN
+        conf[odd] = 0.0
+        between = ~still & ~changed & ~black
+        out[between] = UNKNOWN
+        conf[between] = 0.0
+        hidden = changed & (out == UNKNOWN)
+    else:
+        hidden = f.lines < EMPTY_LINES
+    if neighbours is not None:
+        _unknown_patches(out, conf, hidden, neighbours)
     return [str(x) for x in out], np.clip(conf, 0.0, 1.0)
+
+
+def _unknown_patches(
+    out: NDArray[np.str_],
+    conf: NDArray[np.float64],
+    hidden: NDArray[np.bool_],
+    neighbours: Sequence[Sequence[int]],
+) -> None:
+    """Grow every patch of ``PATCH`` or more adjacent unknown, line-less spots by one spot."""
+    odd = (out == UNKNOWN) & hidden
+    seen = np.zeros(len(out), dtype=bool)
+    for start in np.flatnonzero(odd):
+        if seen[start]:
+            continue
+        group, stack = [], [int(start)]
+        seen[start] = True
+        while stack:
+            i = stack.pop()
+            group.append(i)
+            for j in neighbours[i]:
+                if odd[j] and not seen[j]:
+                    seen[j] = True
+                    stack.append(j)
+        if len(group) >= PATCH:
+            for i in group:
+                for j in neighbours[i]:
+                    if conf[j] < 0.95:
+                        out[j] = UNKNOWN
+                        conf[j] = 0.0
 
 
 def estimate_offset(image: Image, region: Region, *, ppu: int = 16) -> Offset:

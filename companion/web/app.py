@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -98,6 +99,7 @@ def create_app(
     secret_key: bytes | None = None,
     records: Any = None,
     calibration_dir: Path | None = None,
+    camera: Any = None,
 ) -> Flask:
     """The page for ``table``. ``pin`` unlocks controls (see the module docstring)."""
     app = Flask(__name__)
@@ -172,12 +174,26 @@ def create_app(
 
     @app.get("/camera")
     def camera_page() -> str:
-        return render_template("camera.html", page="camera", has_camera=table.frame is not None)
+        return render_template(
+            "camera.html",
+            page="camera",
+            has_camera=table.frame is not None,
+            note=getattr(camera, "note", ""),
+        )
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
+        started = table.state.started
+        corners = ""
+        regions = getattr(getattr(camera, "profile", None), "regions", None)
+        if regions and hasattr(regions[0], "corners"):
+            corners = json.dumps([[round(x, 1), round(y, 1)] for x, y in regions[0].corners])
         return render_template(
-            "calibrate.html", page="calibrate", has_camera=table.frame is not None
+            "calibrate.html",
+            corners=corners,
+            page="calibrate",
+            has_camera=camera is not None and camera.still is not None,
+            board=started.topology if started else "19",
         )
 
     @app.get("/login")
@@ -300,9 +316,43 @@ def create_app(
             }
         )
 
+    def _record(game_id: int) -> Any:
+        from companion.web.export import record_of
+
+        events = journal.events(game_id)
+        if not events:
+            abort(404)
+        return record_of(events)
+
+    def _download(body: str | bytes, mimetype: str, filename: str) -> Response:
+        return Response(
+            body,
+            mimetype=mimetype,
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
     @app.get("/archive/<int:game_id>.json")
     def archive_json(game_id: int) -> Response:
-        """The game's journal events as a JSON document (a complete, replayable record)."""
+        """The game as a JSON game record (any board, any number of players)."""
+        from companion.records.json_record import write_json_record
+
+        return _download(
+            write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json"
+        )
+
+    @app.get("/archive/<int:game_id>.sgf")
+    def archive_sgf(game_id: int) -> Response:
+        from companion.records.sgf import write_sgf
+
+        try:
+            body = write_sgf(_record(game_id))
+        except CompanionError as exc:
+            return refuse(409, f"this game has no SGF form ({exc})")
+        return _download(body, "application/x-go-sgf", f"game-{game_id}.sgf")
+
+    @app.get("/archive/<int:game_id>.events.json")
+    def archive_events(game_id: int) -> Response:
+        """The game's journal events as they were stored (for debugging and audits)."""
         events = journal.events(game_id)
         if not events:
             abort(404)
@@ -315,25 +365,7 @@ def create_app(
             },
             indent=1,
         )
-        return Response(
-            body,
-            mimetype="application/json",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
-        )
-
-    @app.get("/archive/<int:game_id>.sgf")
-    def archive_sgf(game_id: int) -> Response:
-        from companion.web.export import sgf_of
-
-        try:
-            text = sgf_of(journal.replay(game_id))
-        except (CompanionError, ValueError) as exc:
-            return refuse(409, f"this game has no SGF form: {exc}")
-        return Response(
-            text,
-            mimetype="application/x-go-sgf",
-            headers={"Content-Disposition": f'attachment; filename="game-{game_id}.sgf"'},
-        )
+        return _download(body, "application/json", f"game-{game_id}-events.json")
 
     # ------------------------------------------------------------------ live
     @app.get("/events")
@@ -353,6 +385,85 @@ def create_app(
     def camera_stream() -> Response:
         return Response(_mjpeg(table), mimetype="multipart/x-mixed-replace; boundary=frame")
 
+    @app.get("/camera.jpg")
+    def camera_still() -> Response:
+        """The latest raw camera frame (for calibration)."""
+        import cv2
+
+        still = getattr(camera, "still", None)
+        if still is None:
+            return refuse(404, "no camera picture: this table runs without a camera")
+        ok, data = cv2.imencode(".jpg", still)
+        if not ok:
+            return refuse(500, "cannot encode the camera picture")
+        return Response(
+            bytes(data.tobytes()), mimetype="image/jpeg", headers={"Cache-Control": "no-store"}
+        )
+
+    def _calibrate(body: Any) -> tuple[dict[str, Any], Any]:
+        """The checked request and the vision profile it makes from the still frame."""
+        from companion.vision.profile import calibrate
+
+        checked = calibration_profile(body, board=table.state.started)
+        still = getattr(camera, "still", None)
+        if still is None:
+            raise ValueError("there is no camera picture to calibrate on")
+        height, width = still.shape[:2]
+        if checked["image"] != [width, height]:
+            raise ValueError("the picture changed size: take a new still frame")
+        profile = calibrate(
+            still, board=checked["board"], corners=[checked["corners"]], name=checked["name"]
+        )
+        return checked, profile
+
+    def _guard() -> Response | None:
+        if not authed():
+            return refuse(403, NEEDS_PIN)
+        if not csrf_ok(request.headers.get("X-CSRF-Token")):
+            return refuse(403, BAD_CSRF)
+        if camera is None:
+            return refuse(409, "this table runs without a camera: there is nothing to calibrate")
+        return None
+
+    @app.post("/api/calibration/preview")
+    def preview_calibration() -> Response:
+        """What the reader sees with these corners, at once (nothing is saved)."""
+        refused = _guard()
+        if refused is not None:
+            return refused
+        try:
+            _, profile = _calibrate(request.get_json(silent=True))
+            obs = profile.read(camera.still)
+            points, _ = camera.points(profile, len(obs))
+        except (CompanionError, ValueError) as exc:
+            return refuse(400, f"cannot read the board with these corners: {exc}")
+        return jsonify(
+            {
+                "ok": True,
+                "states": obs.states,
+                "points": [[round(float(x), 1), round(float(y), 1)] for x, y in points],
+                "unknown": obs.unknown,
+            }
+        )
+
+    @app.post("/api/calibration")
+    def save_calibration() -> Response:
+        """Save the corners placed on the still frame as the camera's calibration profile and
+        use it from the next frame on."""
+        refused = _guard()
+        if refused is not None:
+            return refused
+        try:
+            checked, profile = _calibrate(request.get_json(silent=True))
+        except (CompanionError, ValueError) as exc:
+            return refuse(400, f"cannot save this calibration: {exc}")
+        folder = calibration_dir or Path("calibration")
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{checked['name']}.json"
+        profile.save(target)
+        camera.set_profile(profile)
+        return jsonify({"ok": True, "saved": str(target)})
+
     @app.get("/favicon.ico")
     def favicon() -> Response:
         return Response(status=204)
@@ -367,6 +478,59 @@ def create_app(
     return app
 
 
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$")
+
+
+def calibration_profile(body: Any, *, board: ev.GameStarted | None) -> dict[str, Any]:
+    """Check a calibration posted by the page; ValueError names what is wrong.
+
+    The profile is ``{"format": "companion-calibration", "version": 1, "name", "board",
+    "image": [w, h], "corners": [[x, y] x 4]}`` with corners in image pixels, clockwise from
+    the top-left point of the board (A19 on a 19x19 board).
+    """
+    if not isinstance(body, dict):
+        raise ValueError("send a JSON object")
+    name = str(body.get("name", "")).strip()
+    if not _NAME.match(name):
+        raise ValueError("the name must be 1-41 letters, digits, - or _")
+    size = body.get("image")
+    corners = body.get("corners")
+    if (
+        not isinstance(size, list)
+        or len(size) != 2
+        or not all(isinstance(v, int | float) and v > 0 for v in size)
+    ):
+        raise ValueError("image must be [width, height] in pixels")
+    if not isinstance(corners, list) or len(corners) != 4:
+        raise ValueError("give exactly four corners")
+    points = []
+    for c in corners:
+        if not (isinstance(c, list) and len(c) == 2 and all(isinstance(v, int | float) for v in c)):
+            raise ValueError("each corner is [x, y]")
+        x, y = float(c[0]), float(c[1])
+        if not (0 <= x <= size[0] and 0 <= y <= size[1]):
+            raise ValueError(f"corner ({x:.0f}, {y:.0f}) is outside the picture")
+        points.append([round(x, 1), round(y, 1)])
+    # The corners must make a convex quadrilateral in clockwise order (no crossed edges).
+    signs = set()
+    for i in range(4):
+        ax, ay = points[i]
+        bx, by = points[(i + 1) % 4]
+        cx, cy = points[(i + 2) % 4]
+        cross = (bx - ax) * (cy - by) - (by - ay) * (cx - bx)
+        signs.add(cross > 0)
+    if len(signs) != 1:
+        raise ValueError("the corners cross over: place them clockwise from the top left")
+    return {
+        "format": "companion-calibration",
+        "version": 1,
+        "name": name,
+        "board": board.topology if board else str(body.get("board", "19")),
+        "image": [int(size[0]), int(size[1])],
+        "corners": points,
+    }
+
+
 def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
     """Catch-up from the journal, then live events; ends after STREAM_SECONDS."""
     sub = table.subscribe()
@@ -377,7 +541,12 @@ def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
             if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
                 for event in table.journal.events_after(after):
                     frames.append(sse_frame({"event": event.to_dict()}, seq=event.seq))
-            frames.append(sse_frame({"state": table.view(full=True)}, seq=last))
+            first: dict[str, Any] = {"state": table.view(full=True)}
+            if after is None and table.state.game_id:
+                # A fresh page also gets the latest events of this game for its feed.
+                recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
+                first["recent"] = [e.to_dict() for e in recent if not e.quiet]
+            frames.append(sse_frame(first, seq=last))
         yield b"".join(frames)
         deadline = time.monotonic() + STREAM_SECONDS
         while time.monotonic() < deadline:

@@ -1,62 +1,65 @@
-"""SGF download for the archive, written with sgfmill from a replayed journal game.
+"""Archive downloads: a journal game as a game record (records branch), SGF or JSON.
 
-Square grid boards only (SGF's ``SZ`` is one number in sgfmill); other boards raise ValueError,
-and the archive offers the JSON record for them. Clock snapshots give ``BL``/``WL`` per move.
+The record carries each move's wall-clock time and the mover's clock after it (SGF ``BL``/``WL``
+and ``OB``/``OW``), taken from the snapshots the journal stored with the moves. SGF holds
+two-player grid games only; :func:`companion.records.sgf.write_sgf` raises RecordError for the
+others, which have the JSON record.
 """
 
 from __future__ import annotations
 
-from sgfmill import sgf
+from collections.abc import Iterable
 
-from companion.games.go import LETTERS
+from companion import events as ev
+from companion.records.record import ClockReading, GameRecord, MoveInfo, record_from_game
 from companion.table.clock import GameClock, parse_spec
 from companion.table.state import TableState
 
+_TURNS = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned)
 
-def sgf_of(state: TableState) -> str:
-    """The game in ``state`` as SGF text; ValueError for a board SGF cannot hold."""
+
+def _reading(event: ev.Event) -> tuple[ClockReading, ...]:
+    snap = getattr(event, "clock", None)
+    player = getattr(event, "player", None)
+    if not snap or player is None:
+        return ()
+    try:
+        st = snap["states"][player]
+    except (KeyError, IndexError, TypeError):
+        return ()
+    overtime = bool(st.get("overtime"))
+    left = float(st["period"] if overtime else st["main"])
+    moves_left = None
+    if overtime:
+        moves_left = int(st.get("periods") or st.get("stones") or 0) or None
+    return (ClockReading(player, round(left, 1), moves_left),)
+
+
+def record_of(events: Iterable[ev.Event]) -> GameRecord:
+    """The game record of one journal game (its events, oldest first). ValueError when the
+    events hold no game."""
+    state = TableState()
+    infos: list[MoveInfo] = []
+    for event in events:
+        state.apply(event)
+        if isinstance(event, _TURNS):
+            infos.append(MoveInfo(clock=_reading(event), time=event.at))
+        elif isinstance(event, ev.Undone):
+            del infos[len(infos) - event.count :]
     game, started = state.game, state.started
     if game is None or started is None:
-        raise ValueError("no game")
-    shape = game.topology.shape
-    if shape is None or shape[0] != 1 or shape[1] != shape[2] or shape[1] > 19:
-        raise ValueError(f"SGF holds square boards up to 19x19, not {started.topology}")
-    if game.players != 2:
-        raise ValueError("SGF holds two-player games")
-    size = shape[1]
-    record = sgf.Sgf_game(size=size)
-    root = record.get_root()
-    root.set("KM", game.knobs.komi)
-    root.set("RU", started.rules)
-    root.set("PB", started.players[0])
-    root.set("PW", started.players[1])
-    root.set("AP", ("companion", "0.1"))
+        raise ValueError("the journal holds no game here")
+    main_time = overtime = None
     if started.time_control:
-        props = GameClock(parse_spec(started.time_control), 2).sgf_root()
-        root.set("TM", float(props["TM"]))
-        if "OT" in props:
-            root.set("OT", props["OT"])
-    if state.ended is not None:
-        root.set("RE", state.ended.result)
-    node = root
-    for move in game.moves:
-        if move.kind not in ("play", "pass"):
-            continue
-        node = record.extend_main_sequence()
-        colour = LETTERS[move.player].lower()
-        if move.spot is None:
-            node.set_move(colour, None)
-        else:
-            _, row, col = game.topology.point(move.spot)
-            node.set_move(colour, (size - 1 - row, col))
-    if state.scored is not None and state.scored.dead:
-        node = record.extend_main_sequence() if node is root else node
-        points = set()
-        for spot in state.scored.dead:
-            _, row, col = game.topology.point(spot)
-            points.add((size - 1 - row, col))
-        node.set("MA", points)
-        node.set(
-            "C", f"dead stones marked MA; counted by {state.scored.method}: {state.scored.result}"
-        )
-    return record.serialise().decode()
+        props = GameClock(parse_spec(started.time_control), game.players).sgf_root()
+        main_time = float(props["TM"])
+        overtime = props.get("OT")
+    result = state.ended.result if state.ended is not None else None
+    return record_from_game(
+        game,
+        names=started.players,
+        result=result,
+        info={i: info for i, info in enumerate(infos) if not info.is_empty()},
+        main_time=main_time,
+        overtime=overtime,
+    )

@@ -3,8 +3,9 @@
 const companion = {
   csrf() { const m = document.querySelector('meta[name="csrf-token"]'); return m ? m.content : ""; },
   authed() { const m = document.querySelector('meta[name="authed"]'); return m && m.content === "yes"; },
-  async control(action, body) {
-    const resp = await fetch("/api/control/" + action, {
+  control(action, body) { return companion.post("/api/control/" + action, body); },
+  async post(url, body) {
+    const resp = await fetch(url, {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRF-Token": companion.csrf() },
       body: JSON.stringify(body || {}),

@@ -4,7 +4,7 @@ document.getElementById("setup").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target, out = document.getElementById("setup-result");
   const knobs = {};
-  for (const k of ["komi", "stones", "starting", "stone_cost", "capture_bounty", "territory_bounty"]) {
+  for (const k of ["komi", "stones", "starting", "handicap", "stone_cost", "dividend", "capture_bounty", "territory_bounty"]) {
     const v = f.elements[k].value.trim();
     if (v !== "") knobs[k] = Number(v);
   }

@@ -51,8 +51,11 @@
     if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${state.result} (${state.result_method})</div>` : ""; return; }
     const rows = s.points.map((pts, p) => {
       const d = s.detail[p] || {};
-      const how = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(" + ") || "0";
-      return `<tr><th>${escapeHtml(name(p))}</th><td class="num">${pts}</td><td class="how">= ${how}</td></tr>`;
+      const parts = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
+      // Area and territory totals are sums of their parts; GoBeyond's detail also names the
+      // number of spots behind the territory bounty, so it is listed, not summed.
+      const how = s.method === "economy" ? `(${parts.join(", ") || "nothing"})` : `= ${parts.join(" + ") || "0"}`;
+      return `<tr><th>${escapeHtml(name(p))}</th><td class="num">${pts}</td><td class="how">${how}</td></tr>`;
     });
     const head = s.final ? `Result: <strong>${s.text}</strong>` : `If the game ended now: <strong>${s.text}</strong>`;
     box.innerHTML = `<div class="result">${head}</div><table class="count"><caption>counted by ${s.method}</caption>${rows.join("")}</table>`;
@@ -90,9 +93,10 @@
 
   function render() {
     if (!state) return;
-    const alerts = state.alerts || [];
-    $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("");
-    $("alerts").hidden = !alerts.length;
+    const alerts = state.alerts || [], notices = state.notices || [];
+    $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("") +
+      notices.map((a) => `<p class="notice">${escapeHtml(a)}</p>`).join("");
+    $("alerts").hidden = !alerts.length && !notices.length;
     if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
     if (view) view.update(state);
     const last = state.last_move;
@@ -145,9 +149,21 @@
     }
   }
 
-  async function loadFull() {
-    const resp = await fetch("/api/state", { credentials: "same-origin" });
-    setState(await resp.json());
+  // Events that arrive while a new board is being fetched wait for it (their spot names).
+  let loading = null, latest = null;
+  const pending = [];
+  function loadFull() {
+    if (loading) return loading;
+    loading = fetch("/api/state", { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
+      loading = null;
+      setState(s);
+      // A live state that came in during the fetch may be newer than what the fetch saw.
+      const newer = latest;
+      latest = null;
+      if (newer && newer.game_id === s.game_id && newer.seq > s.seq) setState(newer);
+      pending.splice(0).forEach(feed);
+    }, () => { loading = null; });
+    return loading;
   }
 
   function setState(s) {
@@ -155,7 +171,8 @@
     if (s.topology) {
       view = new BoardView($("board"), s.topology, tap);
       gameId = s.game_id;
-    } else if (s.game_id !== gameId) {
+    } else if (s.game_id !== gameId || loading) {
+      latest = s;
       loadFull(); return;
     }
     state = s;
@@ -181,8 +198,9 @@
     es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
     es.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
-      if (data.event) feed(data.event);
       if (data.state) setState(data.state);
+      if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
+      if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
       if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
     };
   }

@@ -1,0 +1,77 @@
+"""``companion bench read``: frames per second with a saved profile, and finding from scratch."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import click
+
+
+@click.command()
+@click.option("--frames", default=400, show_default=True, help="Frames to read with the profile.")
+@click.option("--finds", default=15, show_default=True, help="Boards to find from scratch.")
+@click.option("--size", default=19, show_default=True, type=click.IntRange(5, 25))
+@click.option(
+    "--photo", type=click.Path(dir_okay=False), help="Use this photo, scaled to 1280x720."
+)
+def command(frames: int, finds: int, size: int, photo: str | None) -> None:
+    """Time the camera reader on a 1280x720 frame (a rendered board unless --photo is given).
+
+    Prints frames per second reading with a saved profile (the live path: no board finding),
+    and the median time to find a board and read it without any help.
+    """
+    import cv2
+    import numpy as np
+
+    from companion.errors import CompanionError
+    from companion.vision.find_board import find_board
+    from companion.vision.photoset import load_image
+    from companion.vision.profile import calibrate
+    from companion.vision.render import random_position, render_board
+
+    try:
+        if photo:
+            image = cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA)
+            board = str(size)
+        else:
+            rows = random_position(size, stones=0.3, seed=1)
+            image = render_board(rows, size=size, width=1280, height=720, tilt=15, seed=1).image
+            board = str(size)
+        t0 = time.perf_counter()
+        profile = calibrate(image, board=board, empty=False)
+        setup = time.perf_counter() - t0
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+    reader = profile.reader()
+    for _ in range(20):  # warm up
+        reader.read(image)
+    times = []
+    for _ in range(frames):
+        t = time.perf_counter()
+        reader.read(image)
+        times.append(time.perf_counter() - t)
+    med = statistics.median(times)
+    click.echo(f"frame 1280x720, {size}x{size} board, saved profile:")
+    click.echo(
+        f"  read: {1 / med:.0f} frames/s (median {1000 * med:.2f} ms, "
+        f"p95 {1000 * float(np.percentile(times, 95)):.2f} ms over {frames} frames)"
+    )
+    moved_t = []
+    for _ in range(50):
+        t = time.perf_counter()
+        profile.moved(image)
+        moved_t.append(time.perf_counter() - t)
+    click.echo(f"  moved() check: {1000 * statistics.median(moved_t):.2f} ms")
+    find_t = []
+    for _ in range(finds):
+        t = time.perf_counter()
+        find_board(image)
+        find_t.append(time.perf_counter() - t)
+    fm = statistics.median(find_t)
+    click.echo(
+        f"find board from scratch (size unknown): median {1000 * fm:.0f} ms, "
+        f"max {1000 * max(find_t):.0f} ms over {finds} runs"
+    )
+    click.echo(f"calibration (find + offsets + empty appearance): {1000 * setup:.0f} ms")

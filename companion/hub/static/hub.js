@@ -1,0 +1,211 @@
+// The hub page: every table's board, clocks, result and alerts, live over SSE. Read-only.
+"use strict";
+const hub = {
+  tables: new Map(), // name -> {view, ref (hub seconds at receipt), t (performance.now at receipt)}
+
+  esc(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); },
+
+  fmt(sec) {
+    sec = Math.max(0, sec);
+    const whole = Math.ceil(sec - 1e-6);
+    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
+    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
+  },
+
+  // Seconds left on player p's clock now, ticking the running face from the snapshot's time.
+  left(entry, p) {
+    const c = entry.view.clock;
+    if (!c || !c.players[p]) return null;
+    let left = c.players[p].countdown;
+    if (c.running && c.current === p) {
+      const atReceipt = Math.max(0, entry.ref - (c.as_of || entry.ref));
+      left -= atReceipt + (performance.now() - entry.t) / 1000;
+    }
+    return c.flagged === p ? 0 : left;
+  },
+
+  store(view, ref) {
+    const entry = { view, ref, t: performance.now() };
+    hub.tables.set(view.table, entry);
+    return entry;
+  },
+
+  rounds(list) {
+    const nav = document.getElementById("rounds");
+    if (!nav) return;
+    nav.innerHTML = (list || []).map((r) => `<a href="/round/${r}/records.zip" download>Round ${r} records</a>`).join("") +
+      `<a href="/broadcast/tournament.json">Broadcast files</a>`;
+  },
+
+  broker(connected, error) {
+    const el = document.getElementById("broker");
+    if (el) el.textContent = connected ? "broker connected" : "broker unreachable" + (error ? ": " + error : "");
+  },
+
+  result(v) {
+    if (v.phase === "none") return "no game yet";
+    if (v.result) return "Result " + v.result;
+    if (v.phase === "cleanup") return "counting";
+    return `move ${v.move_number}` + (v.last_move && v.last_move.name ? " · " + v.last_move.name : "");
+  },
+
+  stream(query, onMessage, onState) {
+    const es = new EventSource("/stream" + query);
+    es.onopen = () => onState(true);
+    es.onerror = () => onState(false);
+    es.onmessage = (m) => { try { onMessage(JSON.parse(m.data)); } catch (e) { console.error(e); } };
+    return es;
+  },
+};
+
+// ------------------------------------------------------------------ every table
+function hubTables() {
+  const box = document.getElementById("tables");
+  const boards = new Map(); // name -> {game, view: BoardView}
+
+  function card(name) {
+    let el = document.getElementById("card-" + name);
+    if (!el) {
+      el = document.createElement("a");
+      el.className = "tcard"; el.id = "card-" + name; el.href = "/table/" + encodeURIComponent(name);
+      el.innerHTML = `<h2><span class="online"></span><span class="nm"></span><span class="round"></span></h2>
+        <svg class="board" role="img"></svg><div class="faces"></div><div class="line"><span class="res"></span></div><div class="al"></div>`;
+      el.querySelector(".nm").textContent = name;
+      const names = [...hub.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+      const next = names.slice(names.indexOf(name) + 1).map((n) => document.getElementById("card-" + n)).find(Boolean);
+      box.insertBefore(el, next || null);
+    }
+    return el;
+  }
+
+  function draw(name, view) {
+    const el = card(name);
+    const svg = el.querySelector("svg");
+    let b = boards.get(name);
+    if (view.topology && (!b || b.game !== view.game_id)) {
+      b = { game: view.game_id, view: new BoardView(svg, view.topology, null) };
+      boards.set(name, b);
+    }
+    if (b && b.game === view.game_id && view.board) b.view.update(view);
+    return b;
+  }
+
+  function render(name) {
+    const entry = hub.tables.get(name), v = entry.view, el = card(name);
+    el.querySelector(".online").className = "online" + (v.online ? " yes" : "");
+    el.querySelector(".round").textContent = "round " + v.round;
+    el.classList.toggle("off", v.online === false);
+    el.classList.toggle("alerting", (v.alerts || []).length > 0);
+    el.querySelector(".faces").innerHTML = (v.players || []).map((pl, p) => {
+      const left = hub.left(entry, p);
+      const turn = v.to_move === p && v.phase === "play" && !v.over;
+      return `<div class="line"><span><span class="dot c${p}"></span>${hub.esc(pl.name)}</span>
+        <span class="face-s${turn ? " turn" : ""}${left !== null && left <= 10 ? " low" : ""}">${left === null ? "" : hub.fmt(left)}</span></div>`;
+    }).join("");
+    el.querySelector(".res").textContent = hub.result(v);
+    el.querySelector(".al").innerHTML = (v.alerts || []).map((a) => `<div>${hub.esc(a)}</div>`).join("");
+  }
+
+  async function load() {
+    const resp = await fetch("/api/tables");
+    const data = await resp.json();
+    hub.rounds(data.rounds); hub.broker(data.connected, data.broker_error);
+    for (const v of data.tables) { hub.store(v, data.server_time); draw(v.table, v); render(v.table); }
+    document.getElementById("empty").hidden = data.tables.length > 0;
+  }
+
+  async function refetch(name) {
+    const resp = await fetch("/api/table/" + encodeURIComponent(name));
+    if (!resp.ok) return;
+    const data = await resp.json();
+    hub.store(data.view, data.server_time); draw(name, data.view); render(name);
+  }
+
+  hub.stream("", (msg) => {
+    if (msg.kind === "hello") return;
+    if (msg.kind === "record") { fetch("/api/tables").then((r) => r.json()).then((d) => hub.rounds(d.rounds)); return; }
+    const v = msg.view; if (!v) return;
+    const b = boards.get(msg.table);
+    hub.store(v, msg.sent);
+    document.getElementById("empty").hidden = true;
+    if (!b || b.game !== v.game_id) { card(msg.table); refetch(msg.table); return; }
+    draw(msg.table, v); render(msg.table);
+  }, (up) => { if (up) load(); });
+  setInterval(() => { for (const name of hub.tables.keys()) render(name); }, 1000);
+}
+
+// ------------------------------------------------------------------ one table
+function hubTable(name) {
+  const $ = (id) => document.getElementById(id);
+  let board = null, game = null;
+
+  function who(v, p) { return v.players && v.players[p] ? v.players[p].name : LETTERS[p]; }
+
+  function describe(v, e) {
+    const spot = (s) => (v.topology && v.topology.names[s]) || s;
+    switch (e.type) {
+      case "GameStarted": return `a new game: ${e.rules} on ${e.topology}` + (e.time_control ? `, clock ${e.time_control}` : "");
+      case "MovePlayed": return `${who(v, e.player)} played ${spot(e.spot)}` + (e.captured && e.captured.length ? ` capturing ${e.captured.length}` : "");
+      case "Passed": return `${who(v, e.player)} passed`;
+      case "Skipped": return `${who(v, e.player)} lost the turn to the clock`;
+      case "Resigned": return `${who(v, e.player)} resigned`;
+      case "Undone": return `${e.count} move${e.count > 1 ? "s" : ""} taken back`;
+      case "GameEnded": return `game over: ${e.result}`;
+      case "FlagFell": return `${who(v, e.player)}'s time ran out`;
+      case "DiscrepancyRaised": case "RemovalRequested": return e.message;
+      case "ClockPaused": return "clocks paused";
+      case "ClockResumed": return "clocks running";
+      default: return e.type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+    }
+  }
+
+  function feed(v, e, prepend) {
+    if (e.type === "ClockSnapshot") return;
+    const li = document.createElement("li");
+    li.textContent = `${new Date(e.at * 1000).toLocaleTimeString()} · ${describe(v, e)}`;
+    const list = $("feed");
+    if (prepend) list.insertBefore(li, list.firstChild); else list.appendChild(li);
+    while (list.children.length > 200) list.removeChild(list.lastChild);
+  }
+
+  function render() {
+    const entry = hub.tables.get(name); if (!entry) return;
+    const v = entry.view;
+    $("alerts").innerHTML = (v.alerts || []).map((a) => `<p>${hub.esc(a)}</p>`).join("");
+    $("round").textContent = "round " + v.round;
+    if (board && v.board) board.update(v);
+    $("clocks").innerHTML = (v.players || []).map((pl, p) => {
+      const left = hub.left(entry, p);
+      const turn = v.to_move === p && v.phase === "play" && !v.over;
+      return `<div class="face p${p}${turn ? " turn" : ""}${left !== null && left <= 10 ? " low" : ""}">
+        <div class="who"><span class="dot c${p}"></span>${hub.esc(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
+        <div class="digits">${left === null ? "—" : hub.fmt(left)}</div>
+        <div class="caps">captures ${pl.captures}${pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : ""}</div></div>`;
+    }).join("");
+    $("turn").textContent = v.result ? `Game over: ${v.result}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
+    $("rules").textContent = v.rules_text ? `${v.rules_text} · board ${v.topology_spec}` + (v.time_control ? ` · clock ${v.time_control}` : "") : "";
+  }
+
+  async function load() {
+    const resp = await fetch("/api/table/" + encodeURIComponent(name));
+    if (!resp.ok) return;
+    const data = await resp.json();
+    const v = data.view;
+    hub.store(v, data.server_time); hub.broker(data.connected); hub.rounds(data.rounds);
+    if (v.topology && game !== v.game_id) { board = new BoardView($("board"), v.topology, null); game = v.game_id; }
+    $("feed").innerHTML = "";
+    for (const e of data.events.slice().reverse()) feed(v, e, false);
+    render();
+  }
+
+  hub.stream("?table=" + encodeURIComponent(name), (msg) => {
+    if (msg.kind === "hello" || !msg.view) return;
+    const old = hub.tables.get(name);
+    if (msg.view.game_id !== game || msg.kind === "state") { load(); return; }
+    msg.view.topology = old && old.view.topology;
+    hub.store(msg.view, msg.sent);
+    if (msg.event) feed(msg.view, msg.event, true);
+    render();
+  }, (up) => { $("status").textContent = up ? "live" : "reconnecting…"; $("status").className = "status " + (up ? "live" : "down"); if (up) load(); });
+  setInterval(render, 1000);
+}

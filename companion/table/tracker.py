@@ -1,0 +1,761 @@
+"""The tracker: from a stream of board observations to moves, removals, undos and discrepancies.
+
+The tracker turns what a reader sees (:class:`~companion.observation.Observation`) into intents
+(:mod:`companion.table.intents`) for the table session. It never changes the game: it reads the
+session's game on every :meth:`Tracker.update`, and the session applies (or refuses) what the
+tracker asks. The protocol:
+
+1. The session calls ``update(observation, now)`` for every frame and applies the intents it
+   returns, in order, before the next update (``PlayIntent`` / ``PassIntent`` with
+   ``game.play`` / ``game.pass_``, ``UndoIntent`` with ``count`` undos once the players
+   confirm it).
+2. On the next update the tracker reads the game again. A refused intent is not repeated while
+   neither the board nor the game changes; the board is then judged against the game as it is.
+3. ``Discrepancy``, ``RemoveStones``, ``UndoIntent`` and ``BoardMatches`` each replace what the
+   page shows about the board: the latest one is the board's state. ``BoardMatches`` comes when
+   the board matches the game again with nothing left to take off.
+
+**Stillness.** An observation is considered only once the reader has given exactly the same
+tokens for ``still_time`` seconds. ``"?"`` counts as a token of its own here, so a spot wavering
+between unknown and a colour never settles, and a hand (which the reader reports as unknown
+spots) restarts the wait when it leaves. A frame with more than ``max_unknown`` unknown spots is
+*unstable*: never considered, and it restarts the wait. A glitch (one spot flipping for one
+frame) restarts the wait and then, the board being the same, changes nothing.
+
+**Unknown spots** are neither empty nor stones: they never confirm a change, match whatever the
+game has there, and a captured stone under an unknown spot stays "to be taken off" until it is
+seen gone.
+
+**Moves.** The new stones (known spots showing a stone the game does not have there) are read as
+moves of the players in turn, starting with the player to move. Every order of them is tried on a
+copy of the game (legality, ko and captures included); an order is consistent when the board it
+leaves is the one seen, except that stones it captured may still be on the board. The moves are
+accepted when at least one order is consistent and all consistent orders agree on the final
+position, the captures of each player and the passes of each player; they are then sent in the
+first consistent order (spots in board order). Orders that disagree are *ambiguous* and held as a
+discrepancy. Without ``infer_passes`` the colours must alternate (one more stone of the player to
+move at most); with it (a camera alone has no clock button) the fewest passes that make the
+colours alternate are inferred. At most ``max_batch`` new stones are read at once. Several
+moves, or a pass, are only inferred when every spot that is empty in the game can be read: an
+unread spot could hide one of the moves, and its order is not guessed.
+
+**Captures.** A capturing move is accepted at once; the stones it captured are then asked for by
+``RemoveStones`` until they are seen gone, and no further move is accepted until they are (the
+page says which). Once taken off, a spot is free again.
+
+**Undo.** A board that matches (on its known spots) the position before one of the last
+``undo_depth`` moves, and is not a legal continuation, is offered as ``UndoIntent(count)``. So is
+the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
+session has undone, the next update reads the new move.
+
+**Anything else** is a :class:`~companion.table.intents.Discrepancy` naming the spots in plain
+words, kinds in order of precedence: a captured stone left on, a stone moved, a stone of the
+wrong colour, a stone where the rules forbid it, an ambiguous group, extra stones, a stone
+missing.
+
+**Limits.** The order of moves seen at once cannot be known, only whether it matters. A misread
+that looks like a legal move of the right colour and lasts ``still_time`` is accepted; when it
+goes, the board is an earlier position and an undo is offered (never taken by the tracker).
+Stones on the board before the first move (handicap) are read as moves, not as a setup. Orders
+reaching the same position are searched once, so superko differences between their histories
+are not told apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from companion.errors import IllegalMove
+from companion.games.go import BLACK, EMPTY, WHITE, GoGame, Move
+from companion.observation import BLACK as B_TOKEN
+from companion.observation import EMPTY as E_TOKEN
+from companion.observation import UNKNOWN, Observation
+from companion.observation import WHITE as W_TOKEN
+from companion.table.intents import (
+    BoardMatches,
+    Discrepancy,
+    Intent,
+    PassIntent,
+    PlayIntent,
+    RemoveStones,
+    TrackerStatus,
+    UndoIntent,
+)
+
+#: Observation token -> owner; unknown spots are absent (they are never empty nor a stone).
+_OWNER: dict[str, int] = {E_TOKEN: EMPTY, B_TOKEN: BLACK, W_TOKEN: WHITE}
+
+#: Plain words for the engine's refusal reasons ("a black stone at C3 is not allowed: ...").
+_REFUSALS: dict[str, str] = {
+    "occupied": "the spot is taken",
+    "suicide": "it would be suicide",
+    "ko": "it retakes the ko at once",
+    "superko": "it repeats an earlier position",
+    "reserved": "the spot is reserved",
+    "no stones left": "no stones are left in hand",
+    "game over": "the game is over",
+}
+
+#: Frame times are sums of 1/fps steps: forgive their rounding when comparing to still_time.
+_TIME_SLACK = 1e-6
+
+#: Two spots this close (in drawing units of the topology) can be "a stone moved".
+_MOVE_REACH = 2.5
+
+_Action = tuple[int, int | None]  # (player, spot); spot None = a pass
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One consistent order of new stones: the actions, and the stones it captured that the
+    board still shows (or hides under unknown spots)."""
+
+    actions: tuple[_Action, ...]
+    left_on: dict[int, int]
+    signature: tuple[object, ...]
+    end: tuple[int, Move | None]
+
+
+def spots_text(game: GoGame, spots: Iterable[int], *, most: int = 8) -> str:
+    """``C3``, ``C3 and D4``, ``C3, D4 and E5`` (board order); past ``most`` names, the rest
+    are counted ("A1, B1, ... and 12 more")."""
+    names = [game.spot_name(s) for s in sorted(spots)]
+    if len(names) > most:
+        return ", ".join(names[: most - 1]) + f" and {len(names) - most + 1} more"
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class Tracker:
+    """Follows the board and tells the session what happened; see the module docstring.
+
+    ``game`` is the session's game (read, never changed) or a callable returning it, for a
+    session that replaces its game object. Options are keyword-only:
+
+    - ``still_time``: seconds the observation must stay the same before it is considered;
+    - ``max_unknown``: unknown spots a considered frame may have (an int), or a fraction of the
+      board (a float below 1); frames with more are unstable;
+    - ``max_batch``: most new stones read as moves at once;
+    - ``infer_passes``: read stones of one colour in a row as moves with passes between;
+    - ``undo_depth``: how many moves back a board is recognised as an earlier position;
+    - ``unreadable_time``: seconds an unstable but unchanging view may last before it is
+      reported as an "unreadable" discrepancy;
+    - ``min_confidence``: tokens read with less confidence count as unknown.
+
+    Raises ValueError for a negative time, count or confidence.
+    """
+
+    def __init__(
+        self,
+        game: GoGame | Callable[[], GoGame],
+        *,
+        still_time: float = 0.2,
+        max_unknown: float = 0.02,
+        max_batch: int = 4,
+        infer_passes: bool = False,
+        undo_depth: int = 8,
+        unreadable_time: float = 10.0,
+        min_confidence: float = 0.0,
+    ) -> None:
+        if min(still_time, max_unknown, undo_depth, unreadable_time, min_confidence) < 0:
+            raise ValueError("times, counts and confidences cannot be negative")
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        self._game_ref = game
+        self.still_time = still_time
+        self.max_unknown = max_unknown
+        self.max_batch = max_batch
+        self.infer_passes = infer_passes
+        self.undo_depth = undo_depth
+        self.unreadable_time = unreadable_time
+        self.min_confidence = min_confidence
+        self._candidate: tuple[str, ...] | None = None
+        self._since = 0.0
+        self._stable = False
+        self._evaluated: tuple[object, ...] | None = None
+        self._held: Discrepancy | None = None
+        self._pending: tuple[int, ...] = ()
+        self._undo_offered: int | None = None
+        # Stones captured by the moves that led to game state ``_captured_key``, not yet seen gone.
+        self._captured: dict[int, int] = {}
+        self._captured_key: tuple[int, Move | None] | None = None
+        self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
+
+    # ------------------------------------------------------------------ public
+    @property
+    def game(self) -> GoGame:
+        """The session's game as it is now."""
+        ref = self._game_ref
+        return ref if isinstance(ref, GoGame) else ref()
+
+    def update(self, observation: Observation, now: float | None = None) -> list[Intent]:
+        """Take one observation (at ``now``, default its timestamp); return the intents to apply.
+
+        Raises ValueError when the observation does not have one token per spot of the board.
+        """
+        game = self.game
+        if len(observation) != len(game.topology):
+            raise ValueError(
+                f"observation has {len(observation)} spots but the board has {len(game.topology)}"
+            )
+        now = observation.timestamp if now is None else now
+        tokens = observation.states
+        if self.min_confidence > 0:
+            floor = self.min_confidence
+            tokens = tuple(
+                UNKNOWN if c < floor else t
+                for t, c in zip(tokens, observation.confidence, strict=True)
+            )
+        unknown = sum(1 for t in tokens if t == UNKNOWN)
+        if tokens != self._candidate:
+            self._candidate = tokens
+            self._since = now
+        still_for = now - self._since
+        if unknown > self._unknown_limit(len(tokens)):
+            self._stable = False
+            if still_for >= self.unreadable_time and (
+                self._held is None or self._held.kind != "unreadable"
+            ):
+                spots = tuple(i for i, t in enumerate(tokens) if t == UNKNOWN)
+                held = Discrepancy(
+                    "unreadable",
+                    spots,
+                    f"{len(spots)} spots cannot be read: is something covering the board?",
+                )
+                self._held = held
+                self._evaluated = None  # judge the board afresh once it can be read
+                return [held]
+            return []
+        if still_for + _TIME_SLACK < self.still_time:
+            self._stable = False
+            return []
+        self._stable = True
+        key = (tokens, len(game.moves), game.hash, game.to_move)
+        if key == self._evaluated:
+            return []
+        self._evaluated = key
+        return self._judge(game, tokens)
+
+    def status(self) -> TrackerStatus:
+        """What the page shows about the reader now."""
+        notes: list[str] = []
+        if self._undo_offered is not None:
+            notes.append(f"undo of {self._undo_offered} move(s) offered")
+        return TrackerStatus(
+            stable=self._stable,
+            held=self._held,
+            pending_removal=self._pending,
+            notes=tuple(notes),
+        )
+
+    def __repr__(self) -> str:
+        state = (
+            f"held ({self._held.kind})"
+            if self._held
+            else "removal pending"
+            if self._pending
+            else "stable"
+            if self._stable
+            else "waiting"
+        )
+        return f"<Tracker still_time={self.still_time:g}s {state}>"
+
+    # ------------------------------------------------------------------ judging a still board
+    def _unknown_limit(self, n: int) -> float:
+        fraction = isinstance(self.max_unknown, float) and self.max_unknown < 1
+        return self.max_unknown * n if fraction else self.max_unknown
+
+    def _fits(self, game: GoGame, colours: Iterable[int]) -> bool:
+        """Whether stones of these colours can be consecutive moves from the player to move."""
+        colours = list(colours)
+        if game.players != 2:
+            return len(colours) == 1 and colours[0] == game.to_move
+        n_first = sum(1 for c in colours if c == game.to_move)
+        return self.infer_passes or n_first - (len(colours) - n_first) in (0, 1)
+
+    def _judge(self, game: GoGame, tokens: tuple[str, ...]) -> list[Intent]:
+        seen = [_OWNER.get(t) for t in tokens]  # None = unknown
+        board = game.board
+        captured = self._captured_stones(game, seen)
+        left_on = tuple(s for s, c in captured.items() if seen[s] in (c, None))
+        other = [
+            s
+            for s, owner in enumerate(seen)
+            if owner is not None and owner != board[s] and s not in left_on
+        ]
+        if not other:
+            if left_on:
+                return self._show_removal(game, left_on)
+            return self._show_match()
+        if not left_on:
+            readings = self._readings(game, seen)
+            if readings and all(r.signature == readings[0].signature for r in readings):
+                return self._accept(game, readings[0])
+        else:
+            readings = []
+        count = self._undo_count(game, seen)
+        if count is None:
+            count = self._undo_then_play(game, seen)
+        if count is not None:
+            return self._offer_undo(count)
+        return self._hold(self._explain(game, seen, left_on, readings))
+
+    def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
+        """Stones captured by the last accepted move(s) and not yet seen gone (spot -> colour)."""
+        key = _state_key(game)
+        if key != self._captured_key:
+            self._captured_key = key
+            self._captured = _last_captures(game)
+        for spot, colour in list(self._captured.items()):
+            if seen[spot] is not None and seen[spot] != colour:
+                del self._captured[spot]  # seen gone (or replaced): the spot is free again
+        return self._captured
+
+    def _readings(self, game: GoGame, seen: Sequence[int | None]) -> list[_Reading]:
+        """Every consistent order of the new stones (see the module docstring)."""
+        board = game.board
+        new = [(s, o) for s, o in enumerate(seen) if o is not None and o != EMPTY and o != board[s]]
+        if not new or len(new) > self.max_batch or game.over:
+            return []
+        if not self._fits(game, [o for _, o in new]):
+            return []
+        first = game.to_move
+        if len(new) == 1 and new[0][1] == first:
+            if not game.knobs.suicide:
+                return self._single_reading(game, seen, new[0][0])
+        elif _hidden(board, seen):
+            return []  # an unread spot could hold one of these moves: no guessing the order
+        items: dict[int, list[int | None]]
+        if game.players != 2:
+            items = {first: [new[0][0]]}
+        else:
+            second = 1 - first
+            n_first = sum(1 for _, o in new if o == first)
+            n_second = len(new) - n_first
+            length = max(2 * n_first - 1, 2 * n_second)
+            items = {
+                first: [s for s, o in new if o == first] + [None] * ((length + 1) // 2 - n_first),
+                second: [s for s, o in new if o == second] + [None] * (length // 2 - n_second),
+            }
+        found: list[_Reading] = []
+        explored: set[tuple[object, ...]] = set()
+
+        def search(
+            g: GoGame, left: dict[int, list[int | None]], done: list[_Action], caps: dict[int, int]
+        ) -> None:
+            if not any(left.values()):
+                passes = tuple(sum(1 for p, s in done if p == who and s is None) for who in (0, 1))
+                signature = (g.hash, tuple(g.captures), tuple(g.pass_prisoners), passes)
+                left_on = _left_on(g.board, seen, caps)
+                if left_on is not None:
+                    found.append(_Reading(tuple(done), left_on, signature, _state_key(g)))
+                return
+            # Two orders reaching the same position, captures and items left behave alike
+            # (earlier positions aside, which only superko could tell apart).
+            state = (
+                g.hash,
+                g.to_move,
+                tuple(g.captures),
+                tuple(sorted((p, tuple(sorted(v, key=str))) for p, v in left.items())),
+                tuple(sorted(caps.items())),
+            )
+            if state in explored:
+                return
+            explored.add(state)
+            player = g.to_move
+            options = left.get(player, [])
+            for i, item in enumerate(options):
+                if item is None and None in options[:i]:
+                    continue  # one pass is as good as another
+                trial = g.copy()
+                before = trial.board
+                if item is None:
+                    try:
+                        trial.pass_()
+                    except IllegalMove:
+                        continue
+                    new_caps = caps
+                else:
+                    took = trial.try_play(item)
+                    if took is None:
+                        continue
+                    new_caps = dict(caps)
+                    for s in took:
+                        new_caps[s] = before[s]
+                    new_caps.pop(item, None)
+                rest = dict(left)
+                rest[player] = options[:i] + options[i + 1 :]
+                search(trial, rest, [*done, (player, item)], new_caps)
+
+        search(game, items, [], {})
+        return found
+
+    def _single_reading(
+        self, game: GoGame, seen: Sequence[int | None], spot: int
+    ) -> list[_Reading]:
+        """The one new stone of the player to move, without copying the game (the usual case).
+
+        Only for rules without suicide, so that a legal play removes exactly the opposing
+        chains it takes the last liberty of.
+        """
+        if game.refusal(spot) is not None:
+            return []
+        player = game.to_move
+        board = list(game.board)
+        caps = {s: board[s] for s in _would_capture(game, spot)}
+        board[spot] = player
+        for s in caps:
+            board[s] = EMPTY
+        left_on = _left_on(board, seen, caps)
+        if left_on is None:
+            return []
+        end = (len(game.moves) + 1, Move("play", player, spot))
+        return [_Reading(((player, spot),), left_on, (), end)]
+
+    def _undo_count(self, game: GoGame, seen: Sequence[int | None]) -> int | None:
+        """How many moves back the seen board is, or None."""
+        for count, board in self._history(game):
+            if all(o is None or o == b for o, b in zip(seen, board, strict=True)):
+                return count
+        return None
+
+    def _undo_then_play(self, game: GoGame, seen: Sequence[int | None]) -> int | None:
+        """1 when the seen board is the last move taken back and the same player's stone put
+        on another point (captures read as usual), else None. Only the last move: an older
+        stone that moved is a "moved" discrepancy, not a rewrite of several moves."""
+        if not game.moves or game.moves[-1].kind != "play" or game.over:
+            return None
+        history = self._history(game)
+        if not history or history[0][0] != 1:
+            return None
+        board = history[0][1]
+        added = [s for s, o in enumerate(seen) if o not in (None, EMPTY) and board[s] != o]
+        last = game.moves[-1]
+        if len(added) != 1 or added[0] == last.spot or seen[added[0]] != last.player:
+            return None
+        earlier = game.copy()
+        earlier.undo()
+        return 1 if self._readings(earlier, seen) else None
+
+    def _history(self, game: GoGame) -> list[tuple[int, tuple[int, ...]]]:
+        """(moves back, board) for the last ``undo_depth`` moves, boards unlike the current one."""
+        key = (len(game.moves), game.hash)
+        if self._history_cache is not None and self._history_cache[0] == key:
+            return self._history_cache[1]
+        boards: list[tuple[int, tuple[int, ...]]] = []
+        current = game.board
+        back = game.copy()
+        for count in range(1, self.undo_depth + 1):
+            if not back.moves:
+                break
+            try:
+                if back.undo() is None:
+                    break  # a setup step (handicap): not something to undo by hand
+            except IllegalMove:
+                break
+            if back.board != current:
+                boards.append((count, back.board))
+        self._history_cache = (key, boards)
+        return boards
+
+    # ------------------------------------------------------------------ explaining
+    def _explain(
+        self,
+        game: GoGame,
+        seen: Sequence[int | None],
+        left_on: Sequence[int],
+        readings: Sequence[_Reading],
+    ) -> Discrepancy:
+        board = game.board
+        problems: list[tuple[str, tuple[int, ...], str]] = []
+        name = game.spot_name
+        if left_on:
+            left_colours = {self._captured[s] for s in left_on if s in self._captured}
+            what = _colour_word(game, left_colours)
+            problems.append(
+                (
+                    "captured left on",
+                    tuple(sorted(left_on)),
+                    f"the {what}{_plural(left_on)} at {spots_text(game, left_on)} "
+                    f"{'was' if len(left_on) == 1 else 'were'} captured: take "
+                    f"{'it' if len(left_on) == 1 else 'them'} off before the next move",
+                )
+            )
+        pending = set(left_on)
+        added = {
+            s: o
+            for s, o in enumerate(seen)
+            if o is not None and o != EMPTY and board[s] == EMPTY and s not in pending
+        }
+        removed = {s: board[s] for s, o in enumerate(seen) if o == EMPTY and board[s] != EMPTY}
+        recoloured = [
+            s
+            for s, o in enumerate(seen)
+            if o is not None and o != EMPTY and board[s] not in (EMPTY, o)
+        ]
+        # A stone moved: a stone gone and one of the same colour near it appeared.
+        xy = game.topology.xy
+        pairs = sorted(
+            (math.dist(xy[a], xy[r]), r, a)
+            for r, rc in removed.items()
+            for a, ac in added.items()
+            if ac == rc and math.dist(xy[a], xy[r]) <= _MOVE_REACH
+        )
+        used: set[int] = set()
+        for _, r, a in pairs:
+            if r in used or a in used:
+                continue
+            used |= {r, a}
+            problems.append(("moved", (r, a), f"the stone at {name(r)} moved to {name(a)}"))
+        for s in recoloured:
+            problems.append(
+                (
+                    "wrong colour",
+                    (s,),
+                    f"the {_colour_word(game, {board[s]})} at {name(s)} now reads "
+                    f"{game.player_name(seen[s] or 0).lower()}",
+                )
+            )
+        added = {s: o for s, o in added.items() if s not in used}
+        removed = {s: c for s, c in removed.items() if s not in used}
+        mover = game.to_move
+        if readings:
+            spots = tuple(sorted(added))
+            problems.append(
+                (
+                    "ambiguous",
+                    spots,
+                    f"the stones at {spots_text(game, spots)} appeared together and their order "
+                    "changes the captures: take them off and put them on one at a time",
+                )
+            )
+        elif len(added) > 1 and self._fits(game, added.values()):
+            spots = tuple(sorted(added))
+            if len(added) > self.max_batch:
+                text = f"{len(added)} stones appeared at once at {spots_text(game, spots)}"
+            else:
+                text = (
+                    f"the stones at {spots_text(game, spots)} cannot be moves the rules allow "
+                    "from this position"
+                )
+            problems.append(("forbidden", spots, text))
+        else:
+            wrong = sorted(s for s, o in added.items() if o != mover)
+            right = sorted(s for s, o in added.items() if o == mover)
+            for colour in sorted({added[s] for s in wrong}):
+                group = [s for s in wrong if added[s] == colour]
+                problems.append(
+                    (
+                        "wrong colour",
+                        tuple(group),
+                        f"{_a_stone(game, colour, group)} appeared at {spots_text(game, group)} "
+                        f"but {game.player_name(mover)} is to move",
+                    )
+                )
+            if len(right) == 1:
+                spot = right[0]
+                reason = game.refusal(spot)
+                if reason is not None:
+                    problems.append(
+                        (
+                            "forbidden",
+                            (spot,),
+                            f"a {game.player_name(mover).lower()} stone at {name(spot)} is not "
+                            f"allowed: {_REFUSALS.get(reason, reason)}",
+                        )
+                    )
+                    for gone in _would_capture(game, spot):
+                        removed.pop(gone, None)
+            elif right:
+                problems.append(
+                    (
+                        "extra",
+                        tuple(right),
+                        f"{len(right)} {game.player_name(mover).lower()} stones appeared at "
+                        f"{spots_text(game, right)} but {game.player_name(mover)} plays one "
+                        "stone a turn",
+                    )
+                )
+        for colour in sorted(set(removed.values())):
+            group = sorted(s for s, c in removed.items() if c == colour)
+            problems.append(
+                (
+                    "missing",
+                    tuple(group),
+                    f"{_a_stone(game, colour, group)} {'is' if len(group) == 1 else 'are'} "
+                    f"missing at {spots_text(game, group)}",
+                )
+            )
+        hidden = _hidden(board, seen)
+        if hidden and problems and (len(added) > 1 or any(o != mover for o in added.values())):
+            problems.append(
+                (
+                    "unreadable",
+                    hidden,
+                    f"{spots_text(game, hidden)} cannot be read (a stone there would change "
+                    "the reading)",
+                )
+            )
+        if not problems:
+            spots = tuple(sorted(added))
+            problems.append(
+                (
+                    "forbidden",
+                    spots,
+                    f"the stones at {spots_text(game, spots)} cannot be moves the rules allow "
+                    "from this position",
+                )
+            )
+        kind = problems[0][0]
+        spots = tuple(sorted({s for _, group, _ in problems for s in group}))
+        return Discrepancy(kind, spots, "; ".join(text for _, _, text in problems))
+
+    # ------------------------------------------------------------------ emitting
+    def _show_match(self) -> list[Intent]:
+        changed = self._held is not None or self._pending or self._undo_offered is not None
+        self._held, self._pending, self._undo_offered = None, (), None
+        return [BoardMatches("the board matches the game")] if changed else []
+
+    def _show_removal(self, game: GoGame, left_on: tuple[int, ...]) -> list[Intent]:
+        spots = tuple(sorted(left_on))
+        if spots == self._pending and self._held is None and self._undo_offered is None:
+            return []
+        self._held, self._pending, self._undo_offered = None, spots, None
+        colours = {self._captured[s] for s in spots if s in self._captured}
+        what = _colour_word(game, colours)
+        verb = "was" if len(spots) == 1 else "were"
+        return [
+            RemoveStones(
+                spots,
+                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} captured: "
+                f"take {'it' if len(spots) == 1 else 'them'} off",
+            )
+        ]
+
+    def _accept(self, game: GoGame, reading: _Reading) -> list[Intent]:
+        out: list[Intent] = []
+        if self._held is not None or self._undo_offered is not None:
+            out.append(BoardMatches("the board can be read as the next move(s)"))
+        self._held, self._pending, self._undo_offered = None, (), None
+        for player, spot in reading.actions:
+            out.append(PassIntent(player) if spot is None else PlayIntent(spot, player))
+        self._captured_key = reading.end
+        self._captured = dict(reading.left_on)
+        if reading.left_on:
+            spots = tuple(sorted(reading.left_on))
+            self._pending = spots
+            what = _colour_word(game, set(reading.left_on.values()))
+            verb = "was" if len(spots) == 1 else "were"
+            out.append(
+                RemoveStones(
+                    spots,
+                    f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} captured: "
+                    f"take {'it' if len(spots) == 1 else 'them'} off",
+                )
+            )
+        return out
+
+    def _offer_undo(self, count: int) -> list[Intent]:
+        if self._undo_offered == count and self._held is None:
+            return []
+        self._held, self._pending, self._undo_offered = None, (), count
+        return [UndoIntent(count)]
+
+    def _hold(self, discrepancy: Discrepancy) -> list[Intent]:
+        self._undo_offered = None
+        self._pending = ()
+        if discrepancy == self._held:
+            return []
+        self._held = discrepancy
+        return [discrepancy]
+
+
+# ---------------------------------------------------------------------- helpers
+def _left_on(
+    final: Sequence[int], seen: Sequence[int | None], caps: dict[int, int]
+) -> dict[int, int] | None:
+    """Captured stones still seen (or hidden) if ``final`` is the board seen, captures aside;
+    None when it is not."""
+    left_on: dict[int, int] = {}
+    for spot, (owner, have) in enumerate(zip(seen, final, strict=True)):
+        if owner == have:
+            continue
+        captured = caps.get(spot)
+        if captured is None or have != EMPTY:
+            if owner is None:
+                continue
+            return None
+        if owner is None or owner == captured:
+            left_on[spot] = captured
+        elif owner != EMPTY:
+            return None
+    return left_on
+
+
+def _hidden(board: Sequence[int], seen: Sequence[int | None]) -> tuple[int, ...]:
+    """Unread spots that are empty in the game: a stone played there would not be seen."""
+    return tuple(s for s, o in enumerate(seen) if o is None and board[s] == EMPTY)
+
+
+def _state_key(game: GoGame) -> tuple[int, Move | None]:
+    """Which game state pending captures belong to: its length and last move."""
+    return (len(game.moves), game.moves[-1] if game.moves else None)
+
+
+def _last_captures(game: GoGame) -> dict[int, int]:
+    """Stones the game's last move captured, with their colour (2-player colours inferred)."""
+    if not game.moves or game.moves[-1].kind != "play" or not game.last_captured:
+        return {}
+    move = game.moves[-1]
+    assert move.spot is not None
+    suicide = game[move.spot] == EMPTY
+    if suicide:
+        colour = move.player
+    elif game.players == 2:
+        colour = 1 - move.player
+    else:
+        return {}  # the colour of each captured stone is not known without replaying
+    return dict.fromkeys(game.last_captured, colour)
+
+
+def _would_capture(game: GoGame, spot: int) -> set[int]:
+    """Stones a play at ``spot`` by the player to move would capture (legality aside)."""
+    gone: set[int] = set()
+    for n in game.topology.neighbours[spot]:
+        if game[n] not in (EMPTY, game.to_move) and game.liberties(n) == {spot}:
+            gone |= game.chain(n)
+    return gone
+
+
+def _colour_word(game: GoGame, colours: set[int]) -> str:
+    if len(colours) == 1:
+        return f"{game.player_name(next(iter(colours))).lower()} stone"
+    return "stone"
+
+
+def _plural(spots: Sequence[int] | dict[int, int]) -> str:
+    return "s" if len(spots) > 1 else ""
+
+
+def _a_stone(game: GoGame, colour: int, group: Sequence[int]) -> str:
+    word = game.player_name(colour).lower()
+    return f"a {word} stone" if len(group) == 1 else f"{len(group)} {word} stones"
+
+
+def apply_intent(game: GoGame, intent: Intent) -> None:
+    """The least a session does with an intent: play, pass or undo on ``game``.
+
+    For ``companion track`` and tests, which have no players to confirm an undo (it is taken).
+    Discrepancies, removals and matches change nothing. Raises IllegalMove when the engine
+    refuses (the game is then unchanged).
+    """
+    if isinstance(intent, PlayIntent):
+        game.play(intent.spot, intent.player)
+    elif isinstance(intent, PassIntent):
+        game.pass_(intent.player)
+    elif isinstance(intent, UndoIntent):
+        for _ in range(intent.count):
+            game.undo()

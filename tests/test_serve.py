@@ -1,0 +1,80 @@
+"""``companion serve`` pieces: systemd notification, refusing a foreign journal, the demo."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from companion.commands.serve import command as serve
+from companion.commands.serve import sd_notify, watchdog_interval
+from companion.demo import DemoTable, Wait, load_record, record_intents
+from companion.journal import Journal
+from companion.table.session import TableSession
+
+
+def test_sd_notify_sends_a_datagram(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(path))
+        monkeypatch.setenv("NOTIFY_SOCKET", str(path))
+        assert sd_notify("READY=1")
+        assert sock.recv(100) == b"READY=1"
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    assert not sd_notify("READY=1")
+
+
+def test_watchdog_interval_is_half_of_watchdog_sec(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCHDOG_USEC", "30000000")
+    monkeypatch.delenv("WATCHDOG_PID", raising=False)
+    assert watchdog_interval() == 15.0
+    monkeypatch.setenv("WATCHDOG_PID", "1")  # meant for another process
+    assert watchdog_interval() is None
+
+
+def test_serve_refuses_a_foreign_journal(tmp_path: Path) -> None:
+    path = tmp_path / "thesis.txt"
+    path.write_text("chapter one\n")
+    result = CliRunner().invoke(serve, ["--demo", "--journal", str(path), "--port", "0"])
+    assert result.exit_code == 1
+    assert "not a companion journal" in result.output and "Traceback" not in result.output
+    assert path.read_text() == "chapter one\n"
+
+
+def test_demo_record_is_a_real_game() -> None:
+    record = load_record()
+    assert record.size == 13 and len(record.moves) > 50
+    assert record.moves[-2:] == ((1, None), (0, None))  # it ends with two passes
+
+
+@pytest.mark.parametrize("feed", ["sensors", "record"])
+def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path, feed: str) -> None:
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    demo = DemoTable(table, delay=0, loop=False, feed=feed)
+    demo.new_game()
+    demo.play_out()
+    assert table.state.phase == "over" and table.state.scored is not None
+    assert table.state.scored.result == "W+2.5"  # GNU Go's own count of the same game
+    types = {e.type for e in table.journal.events()}
+    assert {"RemovalRequested", "DiscrepancyCleared", "CleanupMarked", "Scored"} <= types
+
+
+def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    table = TableSession(Journal(path))
+    demo = DemoTable(table, delay=0, loop=False, feed="record")
+    demo.new_game()
+    assert table.state.game is not None
+    items = record_intents(demo.record, table.state.game.copy())
+    intents = [i for i in items if not isinstance(i, Wait)][:10]
+    for intent in intents:
+        table.apply(intent)
+    table.journal.close()
+    again = TableSession.resume(Journal(path))
+    demo2 = DemoTable(again, delay=0, loop=False)
+    assert demo2._is_demo_game()
+    demo2.play_out()  # through the simulated sensors and the tracker, from move 11
+    assert again.state.game_id == 1 and again.state.scored is not None
+    assert again.state.scored.result == "W+2.5"
