@@ -79,7 +79,38 @@ def line_masks(gray: NDArray[np.uint8], kernel: int) -> tuple[NDArray[np.uint8],
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
     abs_mask = (bh > thr).astype(np.uint8) * 255
-    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
+    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [
+        rel_mask,
+        abs_mask,
+        _straight(rel_mask, min(gray.shape)),
+    ]
+
+
+def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
+    """Only the long straight strokes of ``mask``: grid lines, without stone rims and shadows
+    (white stones on the edge would otherwise stretch the grid's outline)."""
+    length = max(10, int(side * 0.035))
+    segs = cv2.HoughLinesP(mask, 1, np.pi / 360, threshold=length, minLineLength=length, maxLineGap=2)
+    out = np.zeros_like(mask)
+    if segs is None:
+        return out
+    seg = segs.reshape(-1, 4).astype(np.float64)
+    ang = np.degrees(np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0])) % 180.0
+    length_w = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    hist = np.bincount((ang // 2).astype(int) % 90, weights=length_w, minlength=90)
+    hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+    first = int(np.argmax(hist))
+    away = np.abs(((np.arange(90) - first + 45) % 90) - 45) > 15  # bins 30 deg away
+    second = int(np.argmax(np.where(away, hist, -1.0)))
+
+    def near(mode: int) -> NDArray[np.bool_]:
+        d = np.abs(((ang - (mode * 2 + 1)) + 90.0) % 180.0 - 90.0)
+        return d <= 12.0
+
+    keep = near(first) | near(second)  # the grid's two line directions (perspective allowed)
+    for x1, y1, x2, y2 in seg[keep].astype(int):
+        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), 255, 2)
+    return out
 
 
 def _quad_from_hull(points: NDArray[np.int32]) -> NDArray[np.float64] | None:
