@@ -12,7 +12,9 @@ import click
 @click.option("--frames", default=400, show_default=True, help="Frames to read with the profile.")
 @click.option("--finds", default=15, show_default=True, help="Boards to find from scratch.")
 @click.option("--size", default=19, show_default=True, type=click.IntRange(5, 25))
-@click.option("--photo", type=click.Path(dir_okay=False), help="Use this photo, scaled to 1280x720.")
+@click.option(
+    "--photo", type=click.Path(dir_okay=False), help="Use this photo, scaled to 1280x720."
+)
 def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     """Time the camera reader on a 1280x720 frame (a rendered board unless --photo is given).
 

@@ -37,7 +37,10 @@ def command(folder: str, use_corners: bool, as_json: bool, verbose: bool) -> Non
     summary = Summary()
     try:
         with click.progressbar(
-            photos, label="reading photos", file=sys.stderr, item_show_func=lambda p: p.path.name if p else ""
+            photos,
+            label="reading photos",
+            file=sys.stderr,
+            item_show_func=lambda p: p.path.name if p else "",
         ) as bar:
             for photo in bar:
                 summary.results.append(evaluate_photo(photo, use_corners=use_corners))

@@ -15,7 +15,9 @@ def _corners(text: str | None) -> list[list[float]] | None:
     try:
         vals = [float(v) for v in text.replace(" ", "").split(",")]
     except ValueError:
-        raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners") from None
+        raise click.BadParameter(
+            "expected eight numbers x1,y1,...,x4,y4", param_hint="--corners"
+        ) from None
     if len(vals) != 8:
         raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners")
     return [vals[i : i + 2] for i in range(0, 8, 2)]

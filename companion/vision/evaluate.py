@@ -92,13 +92,17 @@ def corner_error(found: np.ndarray, truth: Iterable[tuple[float, float]], size: 
     return float(np.linalg.norm(found - t, axis=1).max() / spacing)
 
 
-def evaluate_photo(photo: LabelledPhoto, *, use_corners: bool, guess_size: bool = True) -> PhotoResult:
+def evaluate_photo(
+    photo: LabelledPhoto, *, use_corners: bool, guess_size: bool = True
+) -> PhotoResult:
     """Read one labelled photo. ``use_corners`` reads with the truth corners where they exist."""
     image = load_image(photo.path)
     n = photo.size
     given = photo.corners if (use_corners and photo.corners is not None) else None
     try:
-        reading = read_photo(image, size=None if (guess_size and given is None) else n, corners=given)
+        reading = read_photo(
+            image, size=None if (guess_size and given is None) else n, corners=given
+        )
     except BoardNotFound:
         return PhotoResult(photo, ("?",) * (n * n), 0.0, False, None)
     err = None

@@ -64,7 +64,9 @@ def order_corners(pts: NDArray[np.float64]) -> Corners:
     return np.roll(p, -start, axis=0)
 
 
-def line_masks(gray: NDArray[np.uint8], kernel: int) -> tuple[NDArray[np.uint8], list[NDArray[np.uint8]]]:
+def line_masks(
+    gray: NDArray[np.uint8], kernel: int
+) -> tuple[NDArray[np.uint8], list[NDArray[np.uint8]]]:
     """Black-hat response (thin dark strokes, relative to their surroundings) and two masks.
 
     The relative mask keeps faint lines in dim corners; the absolute one keeps the grid apart
@@ -90,7 +92,9 @@ def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
     """Only the long straight strokes of ``mask``: grid lines, without stone rims and shadows
     (white stones on the edge would otherwise stretch the grid's outline)."""
     length = max(10, int(side * 0.035))
-    segs = cv2.HoughLinesP(mask, 1, np.pi / 360, threshold=length, minLineLength=length, maxLineGap=2)
+    segs = cv2.HoughLinesP(
+        mask, 1, np.pi / 360, threshold=length, minLineLength=length, maxLineGap=2
+    )
     out = np.zeros_like(mask)
     if segs is None:
         return out
@@ -149,7 +153,9 @@ def _profile_score(top: NDArray[np.float32], n: int) -> float:
     return float(min(scores))
 
 
-def _warp_to(image: NDArray[np.uint8], quad: Corners, side: int, margin: int) -> NDArray[np.float32]:
+def _warp_to(
+    image: NDArray[np.uint8], quad: Corners, side: int, margin: int
+) -> NDArray[np.float32]:
     """``quad`` warped onto the square ``[margin, side - margin - 1]`` of a ``side`` image."""
     M = cv2.getPerspectiveTransform(quad.astype(np.float32), _square(side, margin))
     return cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
@@ -166,11 +172,7 @@ def _peaks(prof: NDArray[np.float64], min_gap: float) -> NDArray[np.float64]:
     floor = float(np.percentile(p, 30))
     top = float(np.percentile(p, 97))
     thr = floor + 0.2 * (top - floor)
-    cand = [
-        i
-        for i in range(1, len(p) - 1)
-        if p[i] >= thr and p[i] >= p[i - 1] and p[i] > p[i + 1]
-    ]
+    cand = [i for i in range(1, len(p) - 1) if p[i] >= thr and p[i] >= p[i - 1] and p[i] > p[i + 1]]
     # non-maximum suppression within min_gap
     cand.sort(key=lambda i: -p[i])
     kept: list[int] = []
@@ -224,7 +226,9 @@ def _chain(
     return best
 
 
-def _axis_grid(prof: NDArray[np.float64], side: int, sizes: Sequence[int]) -> tuple[float, float, int] | None:
+def _axis_grid(
+    prof: NDArray[np.float64], side: int, sizes: Sequence[int]
+) -> tuple[float, float, int] | None:
     """First and last grid line along one axis of the top view, and how many lines."""
     n_max, n_min = max(sizes), min(sizes)
     lo = side / (n_max - 1) * 0.55
@@ -237,7 +241,9 @@ def _axis_grid(prof: NDArray[np.float64], side: int, sizes: Sequence[int]) -> tu
     return run[0], run[-1], len(run)
 
 
-def fit_grid(bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int]) -> tuple[float, Corners, int] | None:
+def fit_grid(
+    bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int]
+) -> tuple[float, Corners, int] | None:
     """Find the grid's lines in a top view of ``quad`` (with a margin) and return its corners.
 
     ``quad`` may be the board's edge, a frame line, or a grid with stones sticking out: only
@@ -275,7 +281,10 @@ def fit_grid(bh: NDArray[np.uint8], quad: Corners, sizes: Sequence[int]) -> tupl
     grid_pos = np.arange(len(px), dtype=np.float64)
     on = np.concatenate([np.interp(xs, grid_pos, px), np.interp(ys, grid_pos, py)])
     mid = np.concatenate(
-        [np.interp((xs[:-1] + xs[1:]) / 2, grid_pos, px), np.interp((ys[:-1] + ys[1:]) / 2, grid_pos, py)]
+        [
+            np.interp((xs[:-1] + xs[1:]) / 2, grid_pos, px),
+            np.interp((ys[:-1] + ys[1:]) / 2, grid_pos, py),
+        ]
     )
     score = float((np.median(on) - np.median(mid)) / (np.median(on) + 1e-6))
     del inner
@@ -306,8 +315,8 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     img_pts = project(H, pts)
     # local spacing in pixels for the search window
     sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-    r = max(2, int(round(sp * 0.3)))
-    arm = max(3, int(round(sp * 0.45)))
+    r = max(2, round(float(sp * 0.3)))
+    arm = max(3, round(float(sp * 0.45)))
     bhf = bh.astype(np.float32)
     # cross response: sum of line response along a horizontal and a vertical arm
     kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
@@ -317,7 +326,7 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     found_src, found_dst = [], []
     h, w = bh.shape
     for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = int(round(x)), int(round(y))
+        xi, yi = round(float(x)), round(float(y))
         x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
         if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
             continue
@@ -349,10 +358,10 @@ def _best_candidate(
 ) -> tuple[float, Corners, int] | None:
     """The most grid-like of the biggest stroke nets in ``mask`` (alone or with nearby pieces)."""
     min_side = min(mask.shape) * 0.15
-    n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1
     for comp in order:
-        x, y, bw, bhh, area = stats[comp]
+        _x, _y, bw, bhh, _area = stats[comp]
         if bw < min_side or bhh < min_side:
             continue
         own = (labels == comp).astype(np.uint8)
@@ -360,8 +369,10 @@ def _best_candidate(
             if merged:
                 # Stones cut the net into pieces: take in pieces within ~0.6 of a cell.
                 cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
-                r = max(2, int(round(cell * 0.6)))
-                grown = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+                r = max(2, round(float(cell * 0.6)))
+                grown = cv2.dilate(
+                    own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+                )
                 touch = np.unique(labels[(grown > 0) & (labels > 0)])
                 big = [t for t in touch if stats[t, cv2.CC_STAT_AREA] >= 20]
                 if len(big) <= 1:
@@ -398,11 +409,15 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         raise VisionError(f"board size {size} is not 2..25")
     h0, w0 = image.shape[:2]
     scale = WORK_SIDE / max(h0, w0)
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = (
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if scale < 1
+        else image
+    )
     if scale >= 1:
         scale = 1.0
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    kernel = max(5, int(round(min(gray.shape) / 60)) | 1)
+    kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     best: tuple[float, Corners, int] | None = None

@@ -24,7 +24,9 @@ from companion.errors import VisionError
 Corners = NDArray[np.float64]  # shape (4, 2): TL, TR, BR, BL corner intersections, image px
 
 
-def as_corners(values: Sequence[Sequence[float]] | Sequence[float] | NDArray[np.float64]) -> Corners:
+def as_corners(
+    values: Sequence[Sequence[float]] | Sequence[float] | NDArray[np.float64],
+) -> Corners:
     """Four (x, y) points as a (4, 2) float array; raises :class:`VisionError` if they are not."""
     try:
         arr = np.asarray(values, dtype=np.float64).reshape(-1)
@@ -112,6 +114,9 @@ class Offset:
         return cls(float(data.get("a", 0.0)), (float(b[0]), float(b[1])))  # type: ignore[arg-type]
 
 
+NO_OFFSET = Offset()
+
+
 def _clip(b: NDArray[np.float64], limit: float) -> tuple[float, float]:
     n = float(np.hypot(*b))
     if n > limit:
@@ -161,5 +166,9 @@ def warp_board(
     S = np.array([[ppu, 0, 0.5 * ppu - 0.5], [0, ppu, 0.5 * ppu - 0.5], [0, 0, 1.0]])
     M = S @ np.linalg.inv(H)
     return cv2.warpPerspective(
-        image, M, (width * ppu, height * ppu), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image,
+        M,
+        (width * ppu, height * ppu),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
     )

@@ -50,7 +50,9 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
     if not p.is_file():
         raise VisionError("no such file")
     data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
+    image = (
+        cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
+    )
     if image is None:
         raise VisionError("not an image file OpenCV can read")
     return image

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from companion.errors import CalibrationError, CompanionError
 from companion.games.topology import Topology, from_spec
 from companion.vision.find_board import find_board, find_boards
-from companion.vision.geometry import Offset, as_corners, project
+from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
 from companion.vision.pipeline import Reading
 from companion.vision.read_stones import (
     PATCH_SIDE,
@@ -53,7 +53,18 @@ FORMAT = "companion-vision-profile"
 VERSION = 1
 MOVED_RATIO = 0.5  # grid lines this much fainter than at calibration: the board moved
 
-_TOP_KEYS = {"format", "version", "name", "board", "image_size", "regions", "empty", "light", "alignment", "created"}
+_TOP_KEYS = {
+    "format",
+    "version",
+    "name",
+    "board",
+    "image_size",
+    "regions",
+    "empty",
+    "light",
+    "alignment",
+    "created",
+}
 _GRID_KEYS = {"kind", "corners", "width", "height", "layer", "offset"}
 _SPOT_KEYS = {"kind", "spots", "spacing"}
 
@@ -66,7 +77,7 @@ class GridRegion:
     width: int
     height: int
     layer: int = 0
-    offset: Offset = Offset()
+    offset: Offset = NO_OFFSET
 
 
 @dataclass(frozen=True)
@@ -110,14 +121,14 @@ class Profile:
             if isinstance(reg, GridRegion):
                 first = topo.spot(0, 0, reg.layer) if topo.shape is not None else 0
                 out.append(
-                    Region.grid(reg.corners, reg.width, reg.height, first_spot=first, offset=reg.offset)
+                    Region.grid(
+                        reg.corners, reg.width, reg.height, first_spot=first, offset=reg.offset
+                    )
                 )
             else:
                 pts = np.asarray(reg.spots, dtype=np.float64)
                 out.append(
-                    Region(
-                        H=np.eye(3), points=pts, spots=tuple(range(len(pts))), scale=reg.spacing
-                    )
+                    Region(H=np.eye(3), points=pts, spots=tuple(range(len(pts))), scale=reg.spacing)
                 )
         return out
 
@@ -194,7 +205,10 @@ class Profile:
                         "width": reg.width,
                         "height": reg.height,
                         "layer": reg.layer,
-                        "offset": {"a": round(reg.offset.a, 5), "b": [round(v, 4) for v in reg.offset.b]},
+                        "offset": {
+                            "a": round(reg.offset.a, 5),
+                            "b": [round(v, 4) for v in reg.offset.b],
+                        },
                     }
                 )
             else:
@@ -241,7 +255,9 @@ def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
     on_v = np.stack([xs, ys + 0.5], axis=-1).reshape(-1, 2)
     pts = np.concatenate([centres, on_h, on_v])
     uv = project(H, pts).astype(np.float32).reshape(1, -1, 2)
-    vals = cv2.remap(gray, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    vals = cv2.remap(
+        gray, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     vals = vals.reshape(-1).astype(np.float64)
     k = len(centres)
     c, lines = vals[:k], vals[k:].reshape(2, k)
@@ -280,7 +296,9 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
                         width=int(r["width"]),
                         height=int(r["height"]),
                         layer=int(r.get("layer", 0)),
-                        offset=Offset(float(off.get("a", 0.0)), tuple(float(v) for v in off.get("b", [0, 0]))),  # type: ignore[arg-type]
+                        offset=Offset(
+                            float(off.get("a", 0.0)), tuple(float(v) for v in off.get("b", [0, 0]))
+                        ),  # type: ignore[arg-type]
                     )
                 )
             elif r.get("kind") == "spots":
@@ -310,14 +328,18 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
                 raw = base64.b64decode(data["empty"]["patches"], validate=True)
                 if len(raw) != len(prof.empty_gray) * side * side:
                     raise CalibrationError(f"{name}: empty patches are not one per spot")
-                prof.empty_patches = np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
+                prof.empty_patches = (
+                    np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
+                )
         n = len(prof.topology())
         covered = sum(
             (r.width * r.height if isinstance(r, GridRegion) else len(r.spots)) for r in regions
         )
         if covered != n:
             raise CalibrationError(f"{name}: regions cover {covered} spots, board {board} has {n}")
-        if prof.empty_gray is not None and (len(prof.empty_gray) != n or len(prof.empty_tint or []) != n):
+        if prof.empty_gray is not None and (
+            len(prof.empty_gray) != n or len(prof.empty_tint or []) != n
+        ):
             raise CalibrationError(f"{name}: empty appearance is not one value per spot")
         return prof
     except CalibrationError:
@@ -362,14 +384,22 @@ def calibrate(
     regions: list[GridRegion | SpotRegion] = []
     if topo.shape is None:
         if spots is None or spacing is None or len(spots) != len(topo):
-            raise CalibrationError(f"a map board needs one hand-placed pixel position per spot ({len(topo)}) and a spacing")
-        regions.append(SpotRegion(spots=tuple((float(x), float(y)) for x, y in spots), spacing=float(spacing)))
+            raise CalibrationError(
+                f"a map board needs one hand-placed pixel position per spot ({len(topo)}) and a spacing"
+            )
+        regions.append(
+            SpotRegion(spots=tuple((float(x), float(y)) for x, y in spots), spacing=float(spacing))
+        )
     else:
         layers, bh, bw = topo.shape
         if corners is None:
             if bh != bw:
                 raise CalibrationError("finding a rectangular board is not supported; give corners")
-            quads = [f.corners for f in find_boards(image, count=layers, size=bw)] if layers > 1 else [find_board(image, size=bw).corners]
+            quads = (
+                [f.corners for f in find_boards(image, count=layers, size=bw)]
+                if layers > 1
+                else [find_board(image, size=bw).corners]
+            )
         else:
             if len(corners) != layers:
                 raise CalibrationError(f"board {board} needs {layers} set(s) of corners")
@@ -386,7 +416,13 @@ def calibrate(
                     offset=off,
                 )
             )
-    prof = Profile(board=board, image_size=(w, h), regions=regions, name=name, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    prof = Profile(
+        board=board,
+        image_size=(w, h),
+        regions=regions,
+        name=name,
+        created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+    )
     reader = prof.reader()
     feats = reader.features(image)
     obs = reader.read(image)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from companion.errors import VisionError
 from companion.observation import BLACK, EMPTY, UNKNOWN, WHITE, Observation
 from companion.vision.geometry import (
+    NO_OFFSET,
     Corners,
     Offset,
     as_corners,
@@ -60,7 +61,7 @@ class Region:
     H: NDArray[np.float64]
     points: NDArray[np.float64]
     spots: tuple[int, ...]
-    offset: Offset = Offset()
+    offset: Offset = NO_OFFSET
     scale: float = 1.0
     shape: tuple[int, int] | None = None
 
@@ -72,7 +73,7 @@ class Region:
         height: int | None = None,
         *,
         first_spot: int = 0,
-        offset: Offset = Offset(),
+        offset: Offset = NO_OFFSET,
     ) -> Region:
         h = width if height is None else height
         rr, cc = np.mgrid[0:h, 0:width]
@@ -149,15 +150,15 @@ class StoneReader:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
             centres = region.points + region.offset(region.points) * region.scale
-            m1, m2 = tile_maps(
-                region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale
-            )
+            m1, m2 = tile_maps(region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale)
             self._maps.append((m1, m2, tpr))
-            f1, f2 = tile_maps(region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale)
+            f1, f2 = tile_maps(
+                region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale
+            )
             self._flat_maps.append((f1, f2, tpr))
             # image pixels per tile pixel: thin lines need a blur first or sampling misses them
             spacing = _spacing_px(region)
-            self._blur = max(self._blur, int(round(spacing * region.scale / cell)))
+            self._blur = max(self._blur, round(float(spacing * region.scale / cell)))
         yy, xx = np.mgrid[0:cell, 0:cell]
         c = (cell - 1) / 2.0
         rr = np.hypot(yy - c, xx - c) / cell
@@ -182,7 +183,9 @@ class StoneReader:
     def tiles(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, an (n, cell, cell, channels) stack of tiles centred where stones show."""
         out = []
-        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
             if big.ndim == 2:
                 big = big[..., None]
             rows = big.shape[0] // self.cell
@@ -214,7 +217,9 @@ class StoneReader:
             _line_contrast(flat, c, tpr, len(region.points))
             for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True)
         ]
-        for big, region, (_, _, tpr) in zip(self._mosaics(image), self.regions, self._maps, strict=True):
+        for big, region, (_, _, tpr) in zip(
+            self._mosaics(image), self.regions, self._maps, strict=True
+        ):
             n = len(region.points)
             rows = big.shape[0] // c
             g = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
@@ -225,7 +230,11 @@ class StoneReader:
             f = big.astype(np.float32)
             inv = 1.0 / (cv2.transform(f, np.ones((1, 3), np.float32)) + 1.0)
             rg = np.stack([f[..., 2] * inv, f[..., 1] * inv], axis=0)  # (2, H, W)
-            rg = rg.reshape(2, rows, c, tpr, c).transpose(0, 1, 3, 2, 4).reshape(2, rows * tpr, c * c)
+            rg = (
+                rg.reshape(2, rows, c, tpr, c)
+                .transpose(0, 1, 3, 2, 4)
+                .reshape(2, rows * tpr, c * c)
+            )
             rg = rg[:, :n][:, :, self._disc]
             tint = np.partition(rg, k // 2, axis=2)[:, :, k // 2].T.astype(np.float64)
             if self.reference is None:
@@ -234,7 +243,9 @@ class StoneReader:
             else:
                 bg_gray, bg_tint = gray, tint  # replaced by the reference below
             parts.append((gray, tint, bg_gray, bg_tint, lines_of[len(parts)]))
-        gray, tint, bg_gray, bg_tint, lines = (np.concatenate([p[i] for p in parts]) for i in range(5))
+        gray, tint, bg_gray, bg_tint, lines = (
+            np.concatenate([p[i] for p in parts]) for i in range(5)
+        )
         if not self._in_order:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
@@ -253,7 +264,9 @@ class StoneReader:
             gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
         )
 
-    def patches(self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None) -> NDArray[np.uint8]:
+    def patches(
+        self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None
+    ) -> NDArray[np.uint8]:
         """(n, 8, 8) board-plane patches at every point, in observation order."""
         if flats is None:
             assert image is not None
@@ -485,14 +498,18 @@ def classify(
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     # Grid lines crossing the point clearly: board, whatever the light does to its colour.
     # Between the board's tint and a white stone's, visible lines say board.
-    lined = (f.lines >= CLEAR_LINES) | ((f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW))
+    lined = (f.lines >= CLEAR_LINES) | (
+        (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
+    )
     empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
     # The point itself must show (a hand hides it), unless the spot is the board's very image
     # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
     exact = (t < 1.0) & (np.abs(g - 1.0) < 0.06)
     empty &= (f.lines >= EMPTY_LINES) | exact
     out[empty] = EMPTY
-    em = np.minimum(np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1)
+    em = np.minimum(
+        np.maximum((EMPTY_TINT - t) / 1.0, (1.0 - g) / 0.05), (g - NOT_BLACK_ABOVE) / 0.1
+    )
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
 
@@ -577,7 +594,7 @@ def estimate_offset(image: Image, region: Region, *, ppu: int = 16) -> Offset:
         m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         for i in range(1, n):
-            x, y, bw, bh, a = stats[i]
+            _x, _y, bw, bh, a = stats[i]
             if not (0.5 * area <= a <= 1.5 * area) or not (0.65 <= bw / max(bh, 1) <= 1.55):
                 continue
             if a / float(bw * bh) < 0.6:

@@ -121,7 +121,14 @@ def _draw_stones(
             cx, cy = (c + 1) * PPU + jitter[0], (r + 1) * PPU + jitter[1]
             up = lift * (0.3 if flat else 1.0)
             # shadow, then side, then top
-            cv2.circle(img, (int(cx + 3), int(cy + 4)), int(rad), (0.55 * img[int(cy) % img.shape[0], int(cx) % img.shape[1]]).tolist(), -1, cv2.LINE_AA)
+            cv2.circle(
+                img,
+                (int(cx + 3), int(cy + 4)),
+                int(rad),
+                (0.55 * img[int(cy) % img.shape[0], int(cx) % img.shape[1]]).tolist(),
+                -1,
+                cv2.LINE_AA,
+            )
             if t == "B":
                 side_col, top_col = (22, 22, 24), (38, 38, 42)
             else:
@@ -133,9 +140,23 @@ def _draw_stones(
                 cv2.circle(img, (int(tx), int(ty)), int(rad), (175, 178, 180), 1, cv2.LINE_AA)
             if not flat:  # soft shading on the dome
                 hl = tuple(min(255.0, v + (25 if t == "B" else 12)) for v in top_col)
-                cv2.circle(img, (int(tx - rad * 0.25), int(ty - rad * 0.25)), int(rad * 0.45), hl, -1, cv2.LINE_AA)
+                cv2.circle(
+                    img,
+                    (int(tx - rad * 0.25), int(ty - rad * 0.25)),
+                    int(rad * 0.45),
+                    hl,
+                    -1,
+                    cv2.LINE_AA,
+                )
             if glare and t == "B":
-                cv2.circle(img, (int(tx - rad * 0.2), int(ty - rad * 0.3)), int(rad * 0.22), (235, 235, 235), -1, cv2.LINE_AA)
+                cv2.circle(
+                    img,
+                    (int(tx - rad * 0.2), int(ty - rad * 0.3)),
+                    int(rad * 0.22),
+                    (235, 235, 235),
+                    -1,
+                    cv2.LINE_AA,
+                )
 
 
 def _hand(
@@ -146,11 +167,21 @@ def _hand(
     mask = np.zeros((h, w), np.uint8)
     ax, ay = anchor
     palm_w, palm_h = span * 0.22, span * 0.26
-    cv2.ellipse(mask, (int(ax), int(ay)), (int(palm_w), int(palm_h)), rng.uniform(-20, 20), 0, 360, 255, -1)
+    cv2.ellipse(
+        mask, (int(ax), int(ay)), (int(palm_w), int(palm_h)), rng.uniform(-20, 20), 0, 360, 255, -1
+    )
     for k in range(4):
         fx = ax - palm_w * 0.75 + k * palm_w * 0.5
-        cv2.line(mask, (int(fx), int(ay - palm_h * 0.6)), (int(fx + rng.uniform(-10, 10)), int(ay - palm_h * 1.6)), 255, max(6, int(span * 0.05)))
-    cv2.line(mask, (int(ax), int(ay)), (int(ax + rng.uniform(-40, 40)), h + 50), 255, int(palm_w * 1.6))
+        cv2.line(
+            mask,
+            (int(fx), int(ay - palm_h * 0.6)),
+            (int(fx + rng.uniform(-10, 10)), int(ay - palm_h * 1.6)),
+            255,
+            max(6, int(span * 0.05)),
+        )
+    cv2.line(
+        mask, (int(ax), int(ay)), (int(ax + rng.uniform(-40, 40)), h + 50), 255, int(palm_w * 1.6)
+    )
     skin = np.array(rng.uniform([90, 130, 190], [140, 175, 235]), np.float32)
     shade = cv2.GaussianBlur(rng.normal(1.0, 0.05, (h, w)).astype(np.float32), (0, 0), 9)
     m = mask > 0
@@ -189,7 +220,12 @@ def render_board(
     frame = np.empty((height, width, 3), np.float32)
     table = np.array(rng.uniform([40, 60, 80], [120, 140, 170]), np.float32)
     frame[:] = table
-    frame *= 1.0 + cv2.GaussianBlur(rng.normal(0, 0.25, (height, width)).astype(np.float32), (0, 0), 3)[..., None]
+    frame *= (
+        1.0
+        + cv2.GaussianBlur(rng.normal(0, 0.25, (height, width)).astype(np.float32), (0, 0), 3)[
+            ..., None
+        ]
+    )
 
     side = (size + 1) * PPU
     t = np.radians(np.clip(tilt, 0.0, 60.0))
@@ -203,7 +239,11 @@ def render_board(
         _draw_stones(tex, board, style, lift_px, rng, glare=glare, nudge=nudge)
         # where the texture's square lands in the frame
         bside = min(height * fill, slot_w * 0.95)
-        cx = (layer + 0.5) * slot_w * (1 + gap) - (gap * slot_w / 2 if layers > 1 else 0) if layers > 1 else width / 2
+        cx = (
+            (layer + 0.5) * slot_w * (1 + gap) - (gap * slot_w / 2 if layers > 1 else 0)
+            if layers > 1
+            else width / 2
+        )
         cy = height / 2
         shrink = np.sin(t) * 0.35
         half = bside / 2
@@ -220,17 +260,25 @@ def render_board(
         quad = quad @ R.T + [cx, cy]
         src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
         H = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-        warped = cv2.warpPerspective(tex, H, (width, height), flags=cv2.INTER_LINEAR, borderValue=(-1, -1, -1))
+        warped = cv2.warpPerspective(
+            tex, H, (width, height), flags=cv2.INTER_LINEAR, borderValue=(-1, -1, -1)
+        )
         inside = warped[..., 0] >= 0
         frame[inside] = warped[inside]
-        pts = np.array([[PPU, PPU], [size * PPU, PPU], [size * PPU, size * PPU], [PPU, size * PPU]], np.float64)
-        corners_all.append(cv2.perspectiveTransform(pts.reshape(1, 4, 2), H.astype(np.float64)).reshape(4, 2))
+        pts = np.array(
+            [[PPU, PPU], [size * PPU, PPU], [size * PPU, size * PPU], [PPU, size * PPU]], np.float64
+        )
+        corners_all.append(
+            cv2.perspectiveTransform(pts.reshape(1, 4, 2), H.astype(np.float64)).reshape(4, 2)
+        )
 
     hidden: set[int] = set()
     if hand:
         c0 = corners_all[0]
         span = float(np.linalg.norm(c0[2] - c0[3]))
-        anchor = c0.mean(axis=0) + (c0[2] - c0[3]) * rng.uniform(-0.15, 0.15) + (c0[2] - c0[1]) * 0.15
+        anchor = (
+            c0.mean(axis=0) + (c0[2] - c0[3]) * rng.uniform(-0.15, 0.15) + (c0[2] - c0[1]) * 0.15
+        )
         mask = _hand(frame, rng, anchor, span)
         mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))
         for layer, c in enumerate(corners_all):
@@ -238,7 +286,9 @@ def render_board(
             Hs = cv2.getPerspectiveTransform(src, c.astype(np.float32))
             rr, cc = np.mgrid[0:size, 0:size]
             grid = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
-            pix = cv2.perspectiveTransform(grid.reshape(1, -1, 2), Hs.astype(np.float64)).reshape(-1, 2)
+            pix = cv2.perspectiveTransform(grid.reshape(1, -1, 2), Hs.astype(np.float64)).reshape(
+                -1, 2
+            )
             # a spot is hidden if the hand covers any of its disc (half a spacing around)
             sp = float(np.linalg.norm(c[1] - c[0])) / (size - 1)
             cover = cv2.dilate(mask, np.ones((int(sp) | 1, int(sp) | 1), np.uint8))
@@ -253,7 +303,9 @@ def render_board(
         frame *= ramp
     frame += rng.normal(0, noise, frame.shape).astype(np.float32)
     image = np.clip(frame, 0, 255).astype(np.uint8)
-    return Rendered(image=image, size=size, corners=corners_all, rows=tuple(rows), hidden=frozenset(hidden))
+    return Rendered(
+        image=image, size=size, corners=corners_all, rows=tuple(rows), hidden=frozenset(hidden)
+    )
 
 
 def random_position(size: int, *, stones: float = 0.3, seed: int = 0, layers: int = 1) -> list[str]:
