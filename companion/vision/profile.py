@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -241,7 +242,17 @@ class Profile:
         return out
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        """Write the profile as JSON (number lists kept on one line, so it stays readable)."""
+        text = json.dumps(self.to_json(), indent=1)
+        text = re.sub(
+            r"\[\s*([-+\deE.,\s]+?)\s*\]",
+            lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
+            text,
+        )
+        try:
+            Path(path).write_text(text + "\n")
+        except OSError as exc:
+            raise CalibrationError(f"{path}: cannot write ({exc.strerror})") from exc
 
 
 def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
