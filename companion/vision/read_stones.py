@@ -365,11 +365,8 @@ def _box(region: Region, image_size: tuple[int, int], factor: int) -> tuple[int,
     from companion.vision.geometry import project
 
     p = region.points
-    ring = np.concatenate([p + [dx, dy] for dx in (-1, 1) for dy in (-1, 1)]) * 1.0
-    if region.scale != 1.0:
-        ring = np.concatenate(
-            [p + [dx * region.scale, dy * region.scale] for dx in (-1, 1) for dy in (-1, 1)]
-        )
+    corners = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]) * region.scale
+    ring = (p[None, :, :] + corners[:, None, :]).reshape(-1, 2)
     q = project(region.H, ring)
     w, h = image_size
     x0 = int(np.clip(np.floor(q[:, 0].min()), 0, w - 1))
