@@ -37,6 +37,7 @@ Image = NDArray[np.uint8]
 WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
+GOOD_SCORE = 0.7  # grid-likeness from which an outline is taken as the grid without a search
 
 
 @dataclass(frozen=True)
@@ -210,13 +211,17 @@ def _chain(
             run = [float(peaks[i]), float(peaks[j])]
             hs = [float(heights[i]), float(heights[j])]
             sp = s
+            total_h = hs[0] + hs[1]
             while True:
                 want = run[-1] + sp
-                k = int(np.argmin(np.abs(peaks - want)))
+                k = int(np.searchsorted(peaks, want))
+                if k > 0 and (k == m or want - peaks[k - 1] < peaks[k] - want):
+                    k -= 1
                 if abs(peaks[k] - want) > 0.22 * sp or peaks[k] <= run[-1]:
                     break
-                if heights[k] < 0.4 * float(np.median(hs)):
+                if heights[k] < 0.4 * total_h / len(hs):
                     break
+                total_h += float(heights[k])
                 run.append(float(peaks[k]))
                 hs.append(float(heights[k]))
                 sp = (run[-1] - run[0]) / (len(run) - 1)
@@ -380,20 +385,28 @@ def _best_candidate(
                 sel = np.isin(labels, big)
             else:
                 sel = own > 0
-            ys, xs = np.nonzero(sel)
-            pts = np.stack([xs, ys], axis=1).astype(np.int32)
+            # the outline's points are enough for the hull (far fewer than all stroke pixels)
+            contours, _ = cv2.findContours(
+                sel.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+            )
+            if not contours:
+                continue
+            pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.int32)
             quad = _quad_from_hull(pts)
             if quad is None:
                 continue
             quad = order_corners(quad)
-            proposals = [quad]
-            fit = fit_grid(bh, quad, sizes)
-            if fit is not None:
-                proposals.append(order_corners(fit[1]))
-            for prop in proposals:
-                n, score, corners = guess_size(bh, prop, sizes)
-                if best is None or score > best[0]:
-                    best = (score, corners, n)
+            n, score, corners = guess_size(bh, quad, sizes)
+            if score < GOOD_SCORE:
+                # the outline is not the grid (a frame line, stones sticking out): look for
+                # the evenly spaced lines inside it instead
+                fit = fit_grid(bh, quad, sizes)
+                if fit is not None:
+                    n2, score2, corners2 = guess_size(bh, order_corners(fit[1]), sizes)
+                    if score2 > score:
+                        n, score, corners = n2, score2, corners2
+            if best is None or score > best[0]:
+                best = (score, corners, n)
     return best
 
 
