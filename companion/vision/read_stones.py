@@ -274,7 +274,12 @@ class StoneReader:
             if self.reference.patches is not None:
                 same = _correlate(self.patches(flats), self.reference.patches)
         return Features(
-            gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
+            gray=gray,
+            tint=tint,
+            bg_gray=bg_gray,
+            bg_tint=bg_tint,
+            lines=lines,
+            same=same,
         )
 
     def _flats(self, image: Image) -> list[NDArray[np.uint8]]:
@@ -418,7 +423,10 @@ def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> ND
         band = np.minimum(band, part[ii, hh, np.clip(y + d, 0, cell - 1)])
     dip = level[:, :, None] - band  # (m, 2, cols)
     q = dip.shape[2] // 4
-    strength = np.partition(dip, q, axis=2)[:, :, q] / np.maximum(level, 1.0)
+    # relative to the brighter of the tile and the typical tile (the board), so that a dark
+    # stone's small ripples do not pass for lines
+    board = float(np.median(level))
+    strength = np.partition(dip, q, axis=2)[:, :, q] / np.maximum(level, max(board, 1.0))
     best = strength.max(axis=1)
     return np.minimum(best[:n], best[n:]).astype(np.float64)
 
@@ -502,7 +510,8 @@ CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
 PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
 SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
 SAME_CHANGED = 0.5  # ... below which something lies on it
-WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+WHITE_SPREAD = 4.0
+SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white  # tint distance to the clear white stones within which a spot can be white
 PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 
 
@@ -530,13 +539,20 @@ def classify(
     # Where several clear white stones show, a white stone must also share their colour (a
     # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
     sure = white & (g >= 1.3) & ~(f.lines >= 0.3)  # (NaN: lines not measured)
+    shaded = np.zeros(n, dtype=bool)
+    like_white = np.zeros(n, dtype=bool)
     if sure.sum() >= 3:
         ref = np.median(f.tint[sure], axis=0)
-        white &= 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
-    out[white] = WHITE
+        like_white = 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
+        white &= like_white
+        # a white stone in a neighbour's shadow: no brighter than the board, but white's tint
+        shaded = ~white & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
+    out[white | shaded] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
     conf[white] = 0.5 + 0.5 * np.clip(wm[white], 0, 1)
+    conf[shaded] = 0.55
+    white |= shaded
 
     # Not bright enough for a white stone nor dark enough for a black one: board (maybe in a
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
@@ -546,7 +562,10 @@ def classify(
     lined = (f.lines >= CLEAR_LINES) | (
         (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
     )
-    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
+    # Dimmer than the board: board in a stone's shadow (which tints it), unless it has the
+    # white stones' tint and no lines show (then it may be a white stone in shadow).
+    dim = (g < 1.0) & ((t < WHITE_TINT) | (~like_white & (f.lines >= SOME_LINES)))
+    empty = (g > NOT_BLACK_ABOVE) & (dim | board_tint | lined) & ~white
     # The point itself must show (a hand hides it), unless the spot is the board's very image
     # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
     exact = (t < 1.0) & (np.abs(g - 1.0) < 0.06)
