@@ -354,14 +354,16 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     return corners, float(inl.sum()) / (n * n)
 
 
-def _best_candidate(
+def _candidates(
     mask: NDArray[np.uint8],
     bh: NDArray[np.uint8],
     sizes: Sequence[int],
     fixed: bool,
-    best: tuple[float, Corners, int] | None,
-) -> tuple[float, Corners, int] | None:
-    """The most grid-like of the biggest stroke nets in ``mask`` (alone or with nearby pieces)."""
+    reaches: Sequence[float] = (0.0, 0.6),
+) -> list[tuple[float, Corners, int]]:
+    """(score, corners, size) for the biggest stroke nets in ``mask``, alone or with pieces
+    nearby (stones cut a grid into pieces)."""
+    found: list[tuple[float, Corners, int]] = []
     min_side = min(mask.shape) * 0.15
     _n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1
@@ -370,11 +372,11 @@ def _best_candidate(
         if bw < min_side or bhh < min_side:
             continue
         own = (labels == comp).astype(np.uint8)
-        for merged in (False, True):
-            if merged:
-                # Stones cut the net into pieces: take in pieces within ~0.6 of a cell.
+        for reach in reaches:
+            if reach:
+                # Stones cut the net into pieces: take in pieces within ``reach`` of a cell.
                 cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
-                r = max(2, round(float(cell * 0.6)))
+                r = max(2, round(float(cell * reach)))
                 grown = cv2.dilate(
                     own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
                 )
@@ -405,9 +407,17 @@ def _best_candidate(
                     n2, score2, corners2 = guess_size(bh, order_corners(fit[1]), sizes)
                     if score2 > score:
                         n, score, corners = n2, score2, corners2
-            if best is None or score > best[0]:
-                best = (score, corners, n)
-    return best
+            found.append((score, corners, n))
+    return found
+
+
+def _refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
+    for _ in range(2):
+        refined, share = _refine(bh, quad, n)
+        if share < 0.3:
+            break
+        quad = refined
+    return quad
 
 
 def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
@@ -433,17 +443,30 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
-    best: tuple[float, Corners, int] | None = None
-    for mask in masks:
-        best = _best_candidate(mask, bh, sizes, size is not None, best)
-    if best is None or best[0] < MIN_SCORE:
+    cands = sorted(
+        (c for mask in masks for c in _candidates(mask, bh, sizes, size is not None)),
+        key=lambda c: -c[0],
+    )
+    if not cands or cands[0][0] < GOOD_SCORE:
+        # a steep view or many stones leave the net in far-apart pieces: join wider
+        more = [c for mask in masks for c in _candidates(mask, bh, sizes, size is not None, (1.3,))]
+        cands = sorted(cands + more, key=lambda c: -c[0])
+    if not cands:
         raise BoardNotFound("no board grid found in the image")
-    score, quad, n = best
-    for _ in range(2):
-        refined, share = _refine(bh, quad, n)
-        if share < 0.3:
-            break
-        quad = refined
+    if cands[0][0] < GOOD_SCORE:
+        # No clear winner (many stones, a steep view): snap the best few to the intersections
+        # that show, and judge them again.
+        judged = []
+        for score, quad, n in cands[:4]:
+            if score < 0.1:
+                continue
+            refined = _refined(bh, quad, n)
+            judged.append((max(score, guess_size(bh, refined, (n,))[1]), refined, n))
+        cands = sorted(judged, key=lambda c: -c[0]) or cands
+    score, quad, n = cands[0]
+    if score < MIN_SCORE:
+        raise BoardNotFound("no board grid found in the image")
+    quad = _refined(bh, quad, n)
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
 
