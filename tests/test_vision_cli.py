@@ -120,3 +120,31 @@ def test_bench_read_prints_figures() -> None:
     res = CliRunner().invoke(main, ["bench", "read", "--frames", "20", "--finds", "1"])
     assert res.exit_code == 0, res.output
     assert "frames/s" in res.output and "find board" in res.output
+
+
+def test_read_a_stacked_pair_with_its_profile(tmp_path: Path) -> None:
+    rows = random_position(9, stones=0.3, seed=8, layers=2)
+    r = render_board(rows, size=9, layers=2, seed=8, fill=0.7)
+    path = tmp_path / "stacked.png"
+    cv2.imwrite(str(path), r.image)
+    prof = tmp_path / "stacked.json"
+    res = CliRunner().invoke(
+        main, ["calibrate", str(path), "--board", "2x9x9", "--not-empty", "-o", str(prof)]
+    )
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["read", str(path), "--profile", str(prof)])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == [*rows[:9], "", *rows[9:]]
+
+
+def test_read_warns_when_the_board_moved(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, _, _ = board_photo
+    image = cv2.imread(str(path))
+    prof = tmp_path / "p.json"
+    calibrate(image, board="13", empty=False).save(prof)
+    moved = tmp_path / "moved.png"
+    cv2.imwrite(str(moved), np.roll(image, 25, axis=1))
+    res = CliRunner().invoke(main, ["read", str(moved), "--profile", str(prof)])
+    assert "moved" in res.stderr

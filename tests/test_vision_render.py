@@ -103,3 +103,29 @@ def test_stacked_pair_side_by_side() -> None:
     assert [reg.layer for reg in profile.regions] == [0, 1]  # type: ignore[union-attr]
     obs = profile.read(r.image)
     assert obs.states == r.tokens
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"tilt": 35, "glare": True, "seed": 1},
+        {"hand": True, "tilt": 20, "seed": 6},
+        {"light": "dim", "rotate": 8, "seed": 2},
+    ],
+)
+def test_board_found_without_help(kwargs: dict[str, object]) -> None:
+    rows = random_position(19, stones=0.3, seed=int(kwargs["seed"]))  # type: ignore[call-overload]
+    r = render_board(rows, size=19, **kwargs)  # type: ignore[arg-type]
+    found = find_board(r.image)
+    spacing = np.linalg.norm(r.corners[0][1] - r.corners[0][0]) / 18
+    assert found.size == 19
+    assert np.abs(found.corners - r.corners[0]).max() < 0.25 * spacing
+
+
+def test_magnetic_9x9_found_without_help() -> None:
+    rows = random_position(9, stones=0.3, seed=2)
+    r = render_board(rows, size=9, style="magnetic", seed=2)
+    found = find_board(r.image)
+    assert found.size == 9
+    spacing = np.linalg.norm(r.corners[0][1] - r.corners[0][0]) / 8
+    assert np.abs(found.corners - r.corners[0]).max() < 0.25 * spacing

@@ -150,6 +150,11 @@ class Profile:
         self._check_frame(image)
         return self.reader().read(image, source=f"camera ({self.name or self.board})")
 
+    def is_square_grid(self) -> bool:
+        """One square grid region (what :meth:`read_photo` and the photo-label format need)."""
+        reg = self.regions[0]
+        return len(self.regions) == 1 and isinstance(reg, GridRegion) and reg.width == reg.height
+
     def read_photo(self, image: Image) -> Reading:
         """Like :func:`companion.vision.pipeline.read_photo`, for square single-grid profiles."""
         t0 = time.perf_counter()
@@ -256,7 +261,7 @@ class Profile:
 
 
 def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
-    """Median darkness of points on grid lines relative to cell centres (robust to stones)."""
+    """Darkness of points on grid lines relative to cell centres (upper quartile over cells)."""
     from companion.vision.geometry import homography
 
     H = homography(as_corners(reg.corners), reg.width, reg.height)
@@ -272,9 +277,10 @@ def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
     vals = vals.reshape(-1).astype(np.float64)
     k = len(centres)
     c, lines = vals[:k], vals[k:].reshape(2, k)
-    # per cell: the cell centre versus the mean of its two line samples; stones give ~0
+    # per cell: the cell centre versus the mean of its two line samples; stones give ~0, so
+    # the upper quartile (not the median) keeps a crowded board from looking "moved"
     diff = (c - lines.mean(axis=0)) / np.maximum(c, 1.0)
-    return float(np.median(diff))
+    return float(np.percentile(diff, 75))
 
 
 def _check_keys(data: dict[str, Any], allowed: set[str], where: str) -> None:
