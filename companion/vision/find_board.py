@@ -411,6 +411,49 @@ def _candidates(
     return found
 
 
+def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
+    """Slide the grid by a line if that fits better: is the grid off by one row or column?
+
+    A board's edge or a shadow parallel to the grid can pass for its outermost line. Every
+    intersection has lines both ways (at the edge, a T); an edge line crossed by nothing
+    has one. An outermost line with hardly any crossings, facing a line with plenty just
+    beyond the other side, means the grid is one line off.
+    """
+    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+    arm = max(3, round(float(sp * 0.4)))
+    bhf = bh.astype(np.float32)
+    kh = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
+    kh[arm, :] = 1.0 / (2 * arm + 1)
+    both = np.minimum(cv2.filter2D(bhf, -1, kh), cv2.filter2D(bhf, -1, kh.T))
+    H = homography(quad, n)
+    h, w = bh.shape
+
+    def line_means(axis: int, index: int) -> float:
+        """Mean 'both ways' response along lattice row (axis 1) or column (axis 0) ``index``."""
+        other = np.arange(n, dtype=np.float64)
+        fixed = np.full(n, float(index))
+        pts = np.stack([fixed, other] if axis == 0 else [other, fixed], axis=1)
+        uv = np.round(project(H, pts)).astype(int)
+        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        vals = np.zeros(n)
+        vals[ok] = both[uv[ok, 1], uv[ok, 0]]
+        return float(vals.mean())
+
+    shift = [0, 0]
+    for axis in (0, 1):  # columns (x), rows (y)
+        inner = float(np.median([line_means(axis, i) for i in range(1, n - 1)]))
+        first, last = line_means(axis, 0), line_means(axis, n - 1)
+        before, after = line_means(axis, -1), line_means(axis, n)
+        if last < 0.35 * inner and before > 0.5 * inner:
+            shift[axis] = -1
+        elif first < 0.35 * inner and after > 0.5 * inner:
+            shift[axis] = 1
+    if shift == [0, 0]:
+        return quad
+    ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64) + shift
+    return project(H, ends)
+
+
 def _refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
     for _ in range(2):
         refined, share = _refine(bh, quad, n)
@@ -467,6 +510,9 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     if score < MIN_SCORE:
         raise BoardNotFound("no board grid found in the image")
     quad = _refined(bh, quad, n)
+    shifted = _shift_check(bh, quad, n)
+    if shifted is not quad:
+        quad = _refined(bh, shifted, n)
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
 
