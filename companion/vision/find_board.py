@@ -411,6 +411,37 @@ def _candidates(
     return found
 
 
+class _Crossings:
+    """Where lines cross both ways (an intersection, or a T at the edge) in a line response."""
+
+    def __init__(self, bh: NDArray[np.uint8], quad: Corners, n: int) -> None:
+        sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+        arm = max(3, round(float(sp * 0.4)))
+        bhf = bh.astype(np.float32)
+        kh = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
+        kh[arm, :] = 1.0 / (2 * arm + 1)
+        self.both = np.minimum(cv2.filter2D(bhf, -1, kh), cv2.filter2D(bhf, -1, kh.T))
+        self.H = homography(quad, n)
+        self.n = n
+
+    def line(self, axis: int, index: int) -> float:
+        """Mean response along lattice column (axis 0) or row (axis 1) ``index`` (may be
+        outside the grid: -1 is one spacing before the first line)."""
+        n = self.n
+        other = np.arange(n, dtype=np.float64)
+        fixed = np.full(n, float(index))
+        pts = np.stack([fixed, other] if axis == 0 else [other, fixed], axis=1)
+        uv = np.round(project(self.H, pts)).astype(int)
+        h, w = self.both.shape
+        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        vals = np.zeros(n)
+        vals[ok] = self.both[uv[ok, 1], uv[ok, 0]]
+        return float(vals.mean())
+
+    def inner(self, axis: int) -> float:
+        return float(np.median([self.line(axis, i) for i in range(1, self.n - 1)]))
+
+
 def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
     """Slide the grid by a line if that fits better: is the grid off by one row or column?
 
@@ -419,31 +450,12 @@ def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
     has one. An outermost line with hardly any crossings, facing a line with plenty just
     beyond the other side, means the grid is one line off.
     """
-    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-    arm = max(3, round(float(sp * 0.4)))
-    bhf = bh.astype(np.float32)
-    kh = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
-    kh[arm, :] = 1.0 / (2 * arm + 1)
-    both = np.minimum(cv2.filter2D(bhf, -1, kh), cv2.filter2D(bhf, -1, kh.T))
-    H = homography(quad, n)
-    h, w = bh.shape
-
-    def line_means(axis: int, index: int) -> float:
-        """Mean 'both ways' response along lattice row (axis 1) or column (axis 0) ``index``."""
-        other = np.arange(n, dtype=np.float64)
-        fixed = np.full(n, float(index))
-        pts = np.stack([fixed, other] if axis == 0 else [other, fixed], axis=1)
-        uv = np.round(project(H, pts)).astype(int)
-        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
-        vals = np.zeros(n)
-        vals[ok] = both[uv[ok, 1], uv[ok, 0]]
-        return float(vals.mean())
-
+    x = _Crossings(bh, quad, n)
     shift = [0, 0]
     for axis in (0, 1):  # columns (x), rows (y)
-        inner = float(np.median([line_means(axis, i) for i in range(1, n - 1)]))
-        first, last = line_means(axis, 0), line_means(axis, n - 1)
-        before, after = line_means(axis, -1), line_means(axis, n)
+        inner = x.inner(axis)
+        first, last = x.line(axis, 0), x.line(axis, n - 1)
+        before, after = x.line(axis, -1), x.line(axis, n)
         if last < 0.35 * inner and before > 0.5 * inner:
             shift[axis] = -1
         elif first < 0.35 * inner and after > 0.5 * inner:
@@ -451,7 +463,17 @@ def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
     if shift == [0, 0]:
         return quad
     ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64) + shift
-    return project(H, ends)
+    return project(x.H, ends)
+
+
+def _extends(bh: NDArray[np.uint8], quad: Corners, n: int) -> bool:
+    """Do crossings go on beyond the grid (so it is part of a bigger one)?"""
+    x = _Crossings(bh, quad, n)
+    for axis in (0, 1):
+        inner = x.inner(axis)
+        if max(x.line(axis, -1), x.line(axis, n)) > 0.6 * inner:
+            return True
+    return False
 
 
 def _refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
@@ -486,16 +508,35 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
+    found = _locate(bh, masks, sizes, size is not None)
+    if found is None:
+        raise BoardNotFound("no board grid found in the image")
+    score, quad, n = found
+    bigger = tuple(s for s in SIZES if s > n)
+    if size is None and bigger and _extends(bh, quad, n):
+        # lines go on past this grid: it is a part of a bigger board
+        found = _locate(bh, masks, bigger, False)
+        if found is None:
+            raise BoardNotFound("a grid that goes on past every size tried")
+        score, quad, n = found
+    corners = order_corners(quad) / scale
+    return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def _locate(
+    bh: NDArray[np.uint8], masks: list[NDArray[np.uint8]], sizes: Sequence[int], fixed: bool
+) -> tuple[float, Corners, int] | None:
+    """The best grid of one of ``sizes``: (score, corners in working pixels, size) or None."""
     cands = sorted(
-        (c for mask in masks for c in _candidates(mask, bh, sizes, size is not None)),
+        (c for mask in masks for c in _candidates(mask, bh, sizes, fixed)),
         key=lambda c: -c[0],
     )
     if not cands or cands[0][0] < GOOD_SCORE:
         # a steep view or many stones leave the net in far-apart pieces: join wider
-        more = [c for mask in masks for c in _candidates(mask, bh, sizes, size is not None, (1.3,))]
+        more = [c for mask in masks for c in _candidates(mask, bh, sizes, fixed, (1.3,))]
         cands = sorted(cands + more, key=lambda c: -c[0])
     if not cands:
-        raise BoardNotFound("no board grid found in the image")
+        return None
     if cands[0][0] < GOOD_SCORE:
         # No clear winner (many stones, a steep view): snap the best few to the intersections
         # that show, and judge them again.
@@ -508,13 +549,12 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         cands = sorted(judged, key=lambda c: -c[0]) or cands
     score, quad, n = cands[0]
     if score < MIN_SCORE:
-        raise BoardNotFound("no board grid found in the image")
+        return None
     quad = _refined(bh, quad, n)
     shifted = _shift_check(bh, quad, n)
     if shifted is not quad:
         quad = _refined(bh, shifted, n)
-    corners = order_corners(quad) / scale
-    return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+    return score, quad, n
 
 
 def find_boards(image: Image, *, count: int = 2, size: int | None = None) -> list[FoundBoard]:
