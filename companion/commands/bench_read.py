@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -31,33 +32,44 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     from companion.vision.render import random_position, render_board
 
     try:
+        board = str(size)
         if photo:
             image = cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA)
-            board = str(size)
+            profiles = {"profile from this frame": calibrate(image, board=board, empty=False)}
         else:
             rows = random_position(size, stones=0.3, seed=1)
-            image = render_board(rows, size=size, width=1280, height=720, tilt=15, seed=1).image
-            board = str(size)
+            empty = [" ".join("." * size)] * size
+            look = {"width": 1280, "height": 720, "tilt": 15, "seed": 1}
+            image = render_board(rows, size=size, **look).image  # type: ignore[arg-type]
+            bare = render_board(empty, size=size, **look).image  # type: ignore[arg-type]
+            profiles = {
+                "profile made on the empty board": calibrate(bare, board=board, empty=True),
+                "profile without the empty look": calibrate(image, board=board, empty=False),
+            }
         t0 = time.perf_counter()
-        profile = calibrate(image, board=board, empty=False)
+        calibrate(image, board=board, empty=False)
         setup = time.perf_counter() - t0
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
 
-    reader = profile.reader()
-    for _ in range(20):  # warm up
-        reader.read(image)
-    times = []
-    for _ in range(frames):
-        t = time.perf_counter()
-        reader.read(image)
-        times.append(time.perf_counter() - t)
-    med = statistics.median(times)
-    click.echo(f"frame 1280x720, {size}x{size} board, saved profile:")
-    click.echo(
-        f"  read: {1 / med:.0f} frames/s (median {1000 * med:.2f} ms, "
-        f"p95 {1000 * float(np.percentile(times, 95)):.2f} ms over {frames} frames)"
-    )
+    click.echo(f"frame 1280x720, {size}x{size} board, {frames} frames per profile:")
+    for label, profile in profiles.items():
+        reader = profile.reader()
+        for _ in range(20):  # warm up
+            reader.read(image)
+        times = []
+        cpu0 = time.process_time()
+        for _ in range(frames):
+            t = time.perf_counter()
+            reader.read(image)
+            times.append(time.perf_counter() - t)
+        cpu = (time.process_time() - cpu0) / frames
+        med = statistics.median(times)
+        click.echo(
+            f"  {label}: {1 / med:.0f} frames/s (median {1000 * med:.2f} ms, "
+            f"p95 {1000 * float(np.percentile(times, 95)):.2f} ms; CPU {1000 * cpu:.2f} ms/frame)"
+        )
+    profile = next(iter(profiles.values()))
     moved_t = []
     for _ in range(50):
         t = time.perf_counter()
@@ -65,13 +77,17 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
         moved_t.append(time.perf_counter() - t)
     click.echo(f"  moved() check: {1000 * statistics.median(moved_t):.2f} ms")
     find_t = []
+    cpu0 = time.process_time()
     for _ in range(finds):
         t = time.perf_counter()
         find_board(image)
         find_t.append(time.perf_counter() - t)
+    cpu = (time.process_time() - cpu0) / max(1, finds)
     fm = statistics.median(find_t)
     click.echo(
         f"find board from scratch (size unknown): median {1000 * fm:.0f} ms, "
-        f"max {1000 * max(find_t):.0f} ms over {finds} runs"
+        f"max {1000 * max(find_t):.0f} ms over {finds} runs (CPU {1000 * cpu:.0f} ms/run)"
     )
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    click.echo(f"machine load average (1 min) while measuring: {load:.1f} on {os.cpu_count()} CPUs")
     click.echo(f"calibration (find + offsets + empty appearance): {1000 * setup:.0f} ms")

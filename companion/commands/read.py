@@ -23,6 +23,35 @@ def _corners(text: str | None) -> list[list[float]] | None:
     return [vals[i : i + 2] for i in range(0, 8, 2)]
 
 
+def _print_layers(profile: object, obs: object, as_json: bool) -> None:
+    """Stacked boards: one block of rows per layer; maps: one ``id token`` line per spot."""
+    topo = profile.topology()  # type: ignore[attr-defined]
+    states = obs.states  # type: ignore[attr-defined]
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "board": profile.board,  # type: ignore[attr-defined]
+                    "spots": dict(zip(topo.ids, states, strict=True)),
+                    "confidence": [round(c, 3) for c in obs.confidence],  # type: ignore[attr-defined]
+                },
+                indent=1,
+            )
+        )
+        return
+    if topo.shape is None:
+        for spot_id, tok in zip(topo.ids, states, strict=True):
+            click.echo(f"{spot_id} {tok}")
+        return
+    layers, height, width = topo.shape
+    for layer in range(layers):
+        if layer:
+            click.echo("")
+        for row in range(height):
+            start = (layer * height + row) * width
+            click.echo(" ".join(states[start : start + width]))
+
+
 @click.command()
 @click.argument("photo", type=click.Path(dir_okay=False))
 @click.option("--size", type=click.IntRange(2, 25), help="Board size (default: guess 9/13/19).")
@@ -54,7 +83,17 @@ def command(
     try:
         image = load_image(photo)
         if profile_path is not None and quad is None:
-            reading = load_profile(profile_path).read_photo(image)
+            profile = load_profile(profile_path)
+            if profile.moved(image):
+                click.echo(
+                    "warning: the grid lines are not where the profile expects them; the board "
+                    "or the camera has moved since calibration (run companion calibrate again)",
+                    err=True,
+                )
+            if not profile.is_square_grid():
+                _print_layers(profile, profile.read(image), as_json)
+                return
+            reading = profile.read_photo(image)
         else:
             reading = read_photo(image, size=size, corners=quad)
     except CompanionError as exc:

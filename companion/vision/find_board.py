@@ -37,6 +37,7 @@ Image = NDArray[np.uint8]
 WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
+GOOD_SCORE = 0.7  # grid-likeness from which an outline is taken as the grid without a search
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,40 @@ def line_masks(
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
     abs_mask = (bh > thr).astype(np.uint8) * 255
-    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
+    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [
+        rel_mask,
+        abs_mask,
+        _straight(rel_mask, min(gray.shape)),
+    ]
+
+
+def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
+    """Only the long straight strokes of ``mask``: grid lines, without stone rims and shadows
+    (white stones on the edge would otherwise stretch the grid's outline)."""
+    length = max(10, int(side * 0.035))
+    segs = cv2.HoughLinesP(
+        mask, 1, np.pi / 360, threshold=length, minLineLength=length, maxLineGap=2
+    )
+    out = np.zeros_like(mask)
+    if segs is None:
+        return out
+    seg = segs.reshape(-1, 4).astype(np.float64)
+    ang = np.degrees(np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0])) % 180.0
+    length_w = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    hist = np.bincount((ang // 2).astype(int) % 90, weights=length_w, minlength=90)
+    hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+    first = int(np.argmax(hist))
+    away = np.abs(((np.arange(90) - first + 45) % 90) - 45) > 15  # bins 30 deg away
+    second = int(np.argmax(np.where(away, hist, -1.0)))
+
+    def near(mode: int) -> NDArray[np.bool_]:
+        d = np.abs(((ang - (mode * 2 + 1)) + 90.0) % 180.0 - 90.0)
+        return d <= 12.0
+
+    keep = near(first) | near(second)  # the grid's two line directions (perspective allowed)
+    for x1, y1, x2, y2 in seg[keep].astype(int):
+        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), 255, 2)
+    return out
 
 
 def _quad_from_hull(points: NDArray[np.int32]) -> NDArray[np.float64] | None:
@@ -177,13 +211,17 @@ def _chain(
             run = [float(peaks[i]), float(peaks[j])]
             hs = [float(heights[i]), float(heights[j])]
             sp = s
+            total_h = hs[0] + hs[1]
             while True:
                 want = run[-1] + sp
-                k = int(np.argmin(np.abs(peaks - want)))
+                k = int(np.searchsorted(peaks, want))
+                if k > 0 and (k == m or want - peaks[k - 1] < peaks[k] - want):
+                    k -= 1
                 if abs(peaks[k] - want) > 0.22 * sp or peaks[k] <= run[-1]:
                     break
-                if heights[k] < 0.4 * float(np.median(hs)):
+                if heights[k] < 0.4 * total_h / len(hs):
                     break
+                total_h += float(heights[k])
                 run.append(float(peaks[k]))
                 hs.append(float(heights[k]))
                 sp = (run[-1] - run[0]) / (len(run) - 1)
@@ -282,8 +320,8 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     img_pts = project(H, pts)
     # local spacing in pixels for the search window
     sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-    r = max(2, round(sp * 0.3))
-    arm = max(3, round(sp * 0.45))
+    r = max(2, round(float(sp * 0.3)))
+    arm = max(3, round(float(sp * 0.45)))
     bhf = bh.astype(np.float32)
     # cross response: sum of line response along a horizontal and a vertical arm
     kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
@@ -293,7 +331,7 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     found_src, found_dst = [], []
     h, w = bh.shape
     for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = round(x), round(y)
+        xi, yi = round(float(x)), round(float(y))
         x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
         if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
             continue
@@ -316,14 +354,16 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     return corners, float(inl.sum()) / (n * n)
 
 
-def _best_candidate(
+def _candidates(
     mask: NDArray[np.uint8],
     bh: NDArray[np.uint8],
     sizes: Sequence[int],
     fixed: bool,
-    best: tuple[float, Corners, int] | None,
-) -> tuple[float, Corners, int] | None:
-    """The most grid-like of the biggest stroke nets in ``mask`` (alone or with nearby pieces)."""
+    reaches: Sequence[float] = (0.0, 0.6),
+) -> list[tuple[float, Corners, int]]:
+    """(score, corners, size) for the biggest stroke nets in ``mask``, alone or with pieces
+    nearby (stones cut a grid into pieces)."""
+    found: list[tuple[float, Corners, int]] = []
     min_side = min(mask.shape) * 0.15
     _n_comp, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1
@@ -332,11 +372,11 @@ def _best_candidate(
         if bw < min_side or bhh < min_side:
             continue
         own = (labels == comp).astype(np.uint8)
-        for merged in (False, True):
-            if merged:
-                # Stones cut the net into pieces: take in pieces within ~0.6 of a cell.
+        for reach in reaches:
+            if reach:
+                # Stones cut the net into pieces: take in pieces within ``reach`` of a cell.
                 cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
-                r = max(2, round(cell * 0.6))
+                r = max(2, round(float(cell * reach)))
                 grown = cv2.dilate(
                     own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
                 )
@@ -347,21 +387,102 @@ def _best_candidate(
                 sel = np.isin(labels, big)
             else:
                 sel = own > 0
-            ys, xs = np.nonzero(sel)
-            pts = np.stack([xs, ys], axis=1).astype(np.int32)
+            # the outline's points are enough for the hull (far fewer than all stroke pixels)
+            contours, _ = cv2.findContours(
+                sel.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+            )
+            if not contours:
+                continue
+            pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.int32)
             quad = _quad_from_hull(pts)
             if quad is None:
                 continue
             quad = order_corners(quad)
-            proposals = [quad]
-            fit = fit_grid(bh, quad, sizes)
-            if fit is not None:
-                proposals.append(order_corners(fit[1]))
-            for prop in proposals:
-                n, score, corners = guess_size(bh, prop, sizes)
-                if best is None or score > best[0]:
-                    best = (score, corners, n)
-    return best
+            n, score, corners = guess_size(bh, quad, sizes)
+            if score < GOOD_SCORE:
+                # the outline is not the grid (a frame line, stones sticking out): look for
+                # the evenly spaced lines inside it instead
+                fit = fit_grid(bh, quad, sizes)
+                if fit is not None:
+                    n2, score2, corners2 = guess_size(bh, order_corners(fit[1]), sizes)
+                    if score2 > score:
+                        n, score, corners = n2, score2, corners2
+            found.append((score, corners, n))
+    return found
+
+
+class _Crossings:
+    """Where lines cross both ways (an intersection, or a T at the edge) in a line response."""
+
+    def __init__(self, bh: NDArray[np.uint8], quad: Corners, n: int) -> None:
+        sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+        arm = max(3, round(float(sp * 0.4)))
+        bhf = bh.astype(np.float32)
+        kh = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
+        kh[arm, :] = 1.0 / (2 * arm + 1)
+        self.both = np.minimum(cv2.filter2D(bhf, -1, kh), cv2.filter2D(bhf, -1, kh.T))
+        self.H = homography(quad, n)
+        self.n = n
+
+    def line(self, axis: int, index: int) -> float:
+        """Mean response along lattice column (axis 0) or row (axis 1) ``index`` (may be
+        outside the grid: -1 is one spacing before the first line)."""
+        n = self.n
+        other = np.arange(n, dtype=np.float64)
+        fixed = np.full(n, float(index))
+        pts = np.stack([fixed, other] if axis == 0 else [other, fixed], axis=1)
+        uv = np.round(project(self.H, pts)).astype(int)
+        h, w = self.both.shape
+        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        vals = np.zeros(n)
+        vals[ok] = self.both[uv[ok, 1], uv[ok, 0]]
+        return float(vals.mean())
+
+    def inner(self, axis: int) -> float:
+        return float(np.median([self.line(axis, i) for i in range(1, self.n - 1)]))
+
+
+def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
+    """Slide the grid by a line if that fits better: is the grid off by one row or column?
+
+    A board's edge or a shadow parallel to the grid can pass for its outermost line. Every
+    intersection has lines both ways (at the edge, a T); an edge line crossed by nothing
+    has one. An outermost line with hardly any crossings, facing a line with plenty just
+    beyond the other side, means the grid is one line off.
+    """
+    x = _Crossings(bh, quad, n)
+    shift = [0, 0]
+    for axis in (0, 1):  # columns (x), rows (y)
+        inner = x.inner(axis)
+        first, last = x.line(axis, 0), x.line(axis, n - 1)
+        before, after = x.line(axis, -1), x.line(axis, n)
+        if last < 0.35 * inner and before > 0.5 * inner:
+            shift[axis] = -1
+        elif first < 0.35 * inner and after > 0.5 * inner:
+            shift[axis] = 1
+    if shift == [0, 0]:
+        return quad
+    ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64) + shift
+    return project(x.H, ends)
+
+
+def _extends(bh: NDArray[np.uint8], quad: Corners, n: int) -> bool:
+    """Do crossings go on beyond the grid (so it is part of a bigger one)?"""
+    x = _Crossings(bh, quad, n)
+    for axis in (0, 1):
+        inner = x.inner(axis)
+        if max(x.line(axis, -1), x.line(axis, n)) > 0.6 * inner:
+            return True
+    return False
+
+
+def _refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
+    for _ in range(2):
+        refined, share = _refine(bh, quad, n)
+        if share < 0.3:
+            break
+        quad = refined
+    return quad
 
 
 def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
@@ -384,22 +505,56 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     if scale >= 1:
         scale = 1.0
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    kernel = max(5, round(min(gray.shape) / 60) | 1)
+    kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
-    best: tuple[float, Corners, int] | None = None
-    for mask in masks:
-        best = _best_candidate(mask, bh, sizes, size is not None, best)
-    if best is None or best[0] < MIN_SCORE:
+    found = _locate(bh, masks, sizes, size is not None)
+    if found is None:
         raise BoardNotFound("no board grid found in the image")
-    score, quad, n = best
-    for _ in range(2):
-        refined, share = _refine(bh, quad, n)
-        if share < 0.3:
-            break
-        quad = refined
+    score, quad, n = found
+    bigger = tuple(s for s in SIZES if s > n)
+    if size is None and bigger and _extends(bh, quad, n):
+        # lines go on past this grid: it is a part of a bigger board
+        found = _locate(bh, masks, bigger, False)
+        if found is None:
+            raise BoardNotFound("a grid that goes on past every size tried")
+        score, quad, n = found
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def _locate(
+    bh: NDArray[np.uint8], masks: list[NDArray[np.uint8]], sizes: Sequence[int], fixed: bool
+) -> tuple[float, Corners, int] | None:
+    """The best grid of one of ``sizes``: (score, corners in working pixels, size) or None."""
+    cands = sorted(
+        (c for mask in masks for c in _candidates(mask, bh, sizes, fixed)),
+        key=lambda c: -c[0],
+    )
+    if not cands or cands[0][0] < GOOD_SCORE:
+        # a steep view or many stones leave the net in far-apart pieces: join wider
+        more = [c for mask in masks for c in _candidates(mask, bh, sizes, fixed, (1.3,))]
+        cands = sorted(cands + more, key=lambda c: -c[0])
+    if not cands:
+        return None
+    if cands[0][0] < GOOD_SCORE:
+        # No clear winner (many stones, a steep view): snap the best few to the intersections
+        # that show, and judge them again.
+        judged = []
+        for score, quad, n in cands[:4]:
+            if score < 0.1:
+                continue
+            refined = _refined(bh, quad, n)
+            judged.append((max(score, guess_size(bh, refined, (n,))[1]), refined, n))
+        cands = sorted(judged, key=lambda c: -c[0]) or cands
+    score, quad, n = cands[0]
+    if score < MIN_SCORE:
+        return None
+    quad = _refined(bh, quad, n)
+    shifted = _shift_check(bh, quad, n)
+    if shifted is not quad:
+        quad = _refined(bh, shifted, n)
+    return score, quad, n
 
 
 def find_boards(image: Image, *, count: int = 2, size: int | None = None) -> list[FoundBoard]:

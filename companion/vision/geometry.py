@@ -114,6 +114,9 @@ class Offset:
         return cls(float(data.get("a", 0.0)), (float(b[0]), float(b[1])))  # type: ignore[arg-type]
 
 
+NO_OFFSET = Offset()
+
+
 def _clip(b: NDArray[np.float64], limit: float) -> tuple[float, float]:
     n = float(np.hypot(*b))
     if n > limit:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from numpy.typing import NDArray
 from companion.errors import CalibrationError, CompanionError
 from companion.games.topology import Topology, from_spec
 from companion.vision.find_board import find_board, find_boards
-from companion.vision.geometry import Offset, as_corners, project
+from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
 from companion.vision.pipeline import Reading
 from companion.vision.read_stones import (
     PATCH_SIDE,
@@ -77,7 +78,7 @@ class GridRegion:
     width: int
     height: int
     layer: int = 0
-    offset: Offset = Offset()
+    offset: Offset = NO_OFFSET
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,11 @@ class Profile:
         """An :class:`~companion.observation.Observation` of a frame from this camera."""
         self._check_frame(image)
         return self.reader().read(image, source=f"camera ({self.name or self.board})")
+
+    def is_square_grid(self) -> bool:
+        """One square grid region (what :meth:`read_photo` and the photo-label format need)."""
+        reg = self.regions[0]
+        return len(self.regions) == 1 and isinstance(reg, GridRegion) and reg.width == reg.height
 
     def read_photo(self, image: Image) -> Reading:
         """Like :func:`companion.vision.pipeline.read_photo`, for square single-grid profiles."""
@@ -241,11 +247,21 @@ class Profile:
         return out
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        """Write the profile as JSON (number lists kept on one line, so it stays readable)."""
+        text = json.dumps(self.to_json(), indent=1)
+        text = re.sub(
+            r"\[\s*([-+\deE.,\s]+?)\s*\]",
+            lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
+            text,
+        )
+        try:
+            Path(path).write_text(text + "\n")
+        except OSError as exc:
+            raise CalibrationError(f"{path}: cannot write ({exc.strerror})") from exc
 
 
 def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
-    """Median darkness of points on grid lines relative to cell centres (robust to stones)."""
+    """Darkness of points on grid lines relative to cell centres (upper quartile over cells)."""
     from companion.vision.geometry import homography
 
     H = homography(as_corners(reg.corners), reg.width, reg.height)
@@ -261,9 +277,10 @@ def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
     vals = vals.reshape(-1).astype(np.float64)
     k = len(centres)
     c, lines = vals[:k], vals[k:].reshape(2, k)
-    # per cell: the cell centre versus the mean of its two line samples; stones give ~0
+    # per cell: the cell centre versus the mean of its two line samples; stones give ~0, so
+    # the upper quartile (not the median) keeps a crowded board from looking "moved"
     diff = (c - lines.mean(axis=0)) / np.maximum(c, 1.0)
-    return float(np.median(diff))
+    return float(np.percentile(diff, 75))
 
 
 def _check_keys(data: dict[str, Any], allowed: set[str], where: str) -> None:

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from companion.errors import VisionError
 from companion.observation import BLACK, EMPTY, UNKNOWN, WHITE, Observation
 from companion.vision.geometry import (
+    NO_OFFSET,
     Corners,
     Offset,
     as_corners,
@@ -60,7 +61,7 @@ class Region:
     H: NDArray[np.float64]
     points: NDArray[np.float64]
     spots: tuple[int, ...]
-    offset: Offset = Offset()
+    offset: Offset = NO_OFFSET
     scale: float = 1.0
     shape: tuple[int, int] | None = None
 
@@ -72,7 +73,7 @@ class Region:
         height: int | None = None,
         *,
         first_spot: int = 0,
-        offset: Offset = Offset(),
+        offset: Offset = NO_OFFSET,
     ) -> Region:
         h = width if height is None else height
         rr, cc = np.mgrid[0:h, 0:width]
@@ -117,7 +118,7 @@ class Features:
     tint: NDArray[np.float64]  # (n, 2)
     bg_gray: NDArray[np.float64]
     bg_tint: NDArray[np.float64]  # (n, 2)
-    lines: NDArray[np.float64]  # grid-line contrast at the point itself (0 when hidden)
+    lines: NDArray[np.float64]  # grid-line contrast at the point (0 hidden; NaN not measured)
     same: NDArray[np.float64] | None = None  # correlation with the empty-board patch, if saved
 
 
@@ -144,24 +145,32 @@ class StoneReader:
         self.reference = reference
         self._maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
         self._flat_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
-        self._blur = 1
+        self._boxes: list[tuple[int, int, int, int, int]] = []
         for region in self.regions:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
             centres = region.points + region.offset(region.points) * region.scale
             m1, m2 = tile_maps(region.H, centres, cell=cell, tiles_per_row=tpr, scale=region.scale)
             self._maps.append((m1, m2, tpr))
+            # The grid-line tiles are cut from a box around the region, first shrunk by whole
+            # pixels per tile pixel (area averaging): sampled sparsely, thin lines would vanish.
+            factor = max(1, int(_spacing_px(region) * region.scale / cell))
+            box = _box(region, image_size, factor)
+            x0, y0 = box[0], box[1]
+            S = np.array(
+                [
+                    [1.0 / factor, 0.0, (-x0 - (factor - 1) / 2.0) / factor],
+                    [0.0, 1.0 / factor, (-y0 - (factor - 1) / 2.0) / factor],
+                    [0.0, 0.0, 1.0],
+                ]
+            )
             f1, f2 = tile_maps(
-                region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale
+                S @ region.H, region.points, cell=cell, tiles_per_row=tpr, scale=region.scale
             )
             self._flat_maps.append((f1, f2, tpr))
-            # image pixels per tile pixel: thin lines need a blur first or sampling misses them
-            spacing = _spacing_px(region)
-            self._blur = max(self._blur, round(spacing * region.scale / cell))
-        yy, xx = np.mgrid[0:cell, 0:cell]
-        c = (cell - 1) / 2.0
-        rr = np.hypot(yy - c, xx - c) / cell
-        self._disc = (rr <= DISC).ravel()
+            self._boxes.append((*box, factor))
+        self._disc = _disc(cell)
+        self._disc_half = _disc(cell // 2)
         self._disc_cache: dict[tuple[int, int], NDArray[np.uint8]] = {}
         self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
         self.neighbours = _neighbours(self.regions, self.n)
@@ -205,17 +214,18 @@ class StoneReader:
         parts: list[tuple[NDArray[np.float64], ...]] = []
         c = self.cell
         k = int(self._disc.sum())
-        gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        if self._blur > 1:
-            gray_image = cv2.blur(gray_image, (self._blur, self._blur))
-        flats = [
-            cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            for m1, m2, _ in self._flat_maps
-        ]
-        lines_of = [
-            _line_contrast(flat, c, tpr, len(region.points))
-            for flat, (_, _, tpr), region in zip(flats, self._flat_maps, self.regions, strict=True)
-        ]
+        flats = self._flats(image)
+        # With saved empty-board patches the patches decide "unchanged"; the line test (the
+        # costliest step) is only needed without them. NaN marks "not measured".
+        if self.reference is not None and self.reference.patches is not None:
+            lines_of = [np.full(len(r.points), np.nan) for r in self.regions]
+        else:
+            lines_of = [
+                _line_contrast(flat, c, tpr, len(region.points))
+                for flat, (_, _, tpr), region in zip(
+                    flats, self._flat_maps, self.regions, strict=True
+                )
+            ]
         for big, region, (_, _, tpr) in zip(
             self._mosaics(image), self.regions, self._maps, strict=True
         ):
@@ -225,17 +235,21 @@ class StoneReader:
             g = g.reshape(rows, c, tpr, c).transpose(0, 2, 1, 3).reshape(rows * tpr, c * c)[:n]
             # median brightness in the disc: robust to grid lines, star points and glare spots
             gray = np.partition(g[:, self._disc], k // 2, axis=1)[:, k // 2].astype(np.float64)
-            # median chromaticity in the disc (lines and highlights drop out like for gray)
-            f = big.astype(np.float32)
+            # median chromaticity in the disc (lines and highlights drop out like for gray),
+            # on a half-size copy: colour changes slowly, and this is the costly part
+            h2 = c // 2
+            half = cv2.resize(big, (tpr * h2, rows * h2), interpolation=cv2.INTER_AREA)
+            f = half.astype(np.float32)
             inv = 1.0 / (cv2.transform(f, np.ones((1, 3), np.float32)) + 1.0)
             rg = np.stack([f[..., 2] * inv, f[..., 1] * inv], axis=0)  # (2, H, W)
             rg = (
-                rg.reshape(2, rows, c, tpr, c)
+                rg.reshape(2, rows, h2, tpr, h2)
                 .transpose(0, 1, 3, 2, 4)
-                .reshape(2, rows * tpr, c * c)
+                .reshape(2, rows * tpr, h2 * h2)
             )
-            rg = rg[:, :n][:, :, self._disc]
-            tint = np.partition(rg, k // 2, axis=2)[:, :, k // 2].T.astype(np.float64)
+            rg = rg[:, :n][:, :, self._disc_half]
+            kh = int(self._disc_half.sum())
+            tint = np.partition(rg, kh // 2, axis=2)[:, :, kh // 2].T.astype(np.float64)
             if self.reference is None:
                 bg_gray, keep = _smooth_background(region.points, gray)
                 bg_tint = _fit_surface(region.points, tint, keep)
@@ -260,22 +274,36 @@ class StoneReader:
             if self.reference.patches is not None:
                 same = _correlate(self.patches(flats), self.reference.patches)
         return Features(
-            gray=gray, tint=tint, bg_gray=bg_gray, bg_tint=bg_tint, lines=lines, same=same
+            gray=gray,
+            tint=tint,
+            bg_gray=bg_gray,
+            bg_tint=bg_tint,
+            lines=lines,
+            same=same,
         )
+
+    def _flats(self, image: Image) -> list[NDArray[np.uint8]]:
+        """Per region, the grey mosaic of tiles centred on the points themselves (grid lines)."""
+        out = []
+        for (m1, m2, _), (x0, y0, x1, y1, factor) in zip(self._flat_maps, self._boxes, strict=True):
+            roi = image[y0:y1, x0:x1]
+            if factor > 1:
+                roi = cv2.resize(
+                    roi, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA
+                )
+            g = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
+            out.append(cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+        return out
 
     def patches(
         self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None
     ) -> NDArray[np.uint8]:
         """(n, 8, 8) board-plane patches at every point, in observation order."""
         if flats is None:
-            assert image is not None
-            gray_image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            if self._blur > 1:
-                gray_image = cv2.blur(gray_image, (self._blur, self._blur))
-            flats = [
-                cv2.remap(gray_image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                for m1, m2, _ in self._flat_maps
-            ]
+            if image is None:
+                raise VisionError("patches need an image or flat mosaics")
+            _check_image(image)
+            flats = self._flats(image)
         out = []
         p = PATCH_SIDE
         lo = (self.cell - p) // 2  # the central half unit: neighbouring stones stay out
@@ -298,7 +326,7 @@ class StoneReader:
         states, conf = classify(f, self.neighbours)
         return Observation(
             states=tuple(states),
-            confidence=tuple(float(c) for c in conf),
+            confidence=tuple(conf.tolist()),
             timestamp=time.monotonic(),
             source=source,
             extra={"seconds": time.perf_counter() - t0},
@@ -330,6 +358,31 @@ def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64
     return np.where(ok & (den > 0), (x * y).sum(axis=1) / np.maximum(den, 1e-9), 0.0)
 
 
+def _disc(cell: int) -> NDArray[np.bool_]:
+    """Flat mask of the sample disc (radius :data:`DISC` units) in a ``cell`` x ``cell`` tile."""
+    yy, xx = np.mgrid[0:cell, 0:cell]
+    c = (cell - 1) / 2.0
+    return (np.hypot(yy - c, xx - c) / cell <= DISC).ravel()
+
+
+def _box(region: Region, image_size: tuple[int, int], factor: int) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) around a region and a unit beyond, sides multiples of factor."""
+    from companion.vision.geometry import project
+
+    p = region.points
+    corners = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]) * region.scale
+    ring = (p[None, :, :] + corners[:, None, :]).reshape(-1, 2)
+    q = project(region.H, ring)
+    w, h = image_size
+    x0 = int(np.clip(np.floor(q[:, 0].min()), 0, w - 1))
+    y0 = int(np.clip(np.floor(q[:, 1].min()), 0, h - 1))
+    x1 = int(np.clip(np.ceil(q[:, 0].max()) + 1, x0 + factor, w))
+    y1 = int(np.clip(np.ceil(q[:, 1].max()) + 1, y0 + factor, h))
+    x1 = x0 + max(factor, (x1 - x0) // factor * factor)
+    y1 = y0 + max(factor, (y1 - y0) // factor * factor)
+    return x0, y0, x1, y1
+
+
 def _spacing_px(region: Region) -> float:
     """Typical distance in pixels between neighbouring points of a region (median)."""
     from companion.vision.geometry import project
@@ -341,40 +394,41 @@ def _spacing_px(region: Region) -> float:
 
 
 def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> NDArray[np.float64]:
-    """Per tile: how clearly a grid line crosses near its centre, both ways (relative to board).
+    """Per tile: how clearly straight grid lines cross near its centre, both ways (0..1).
 
-    Profiles across each tile (one per half, so edge points whose lines stop at the centre still
-    count) are searched for a dark dip within 0.3 of a spacing of the centre, which allows for
-    corners a little off. The weaker of the two directions is returned: a stone, a hand or
-    anything else lying on the point hides both lines.
+    For each direction and each half of the tile (so edge points, whose lines stop at the
+    centre, still count): the darkest row within 0.3 of a spacing of the centre (corners may be
+    a little off), then how much darker than the tile's level that row is in the weaker quarter
+    of the columns -- a straight line is dark all along, a stone's rim only in places. The
+    better half counts; the weaker direction is returned, since anything lying on the point
+    (a stone, a hand) hides both lines.
     """
     rows = mosaic.shape[0] // cell
     t = mosaic.reshape(rows, cell, tpr, cell).transpose(0, 2, 1, 3).reshape(rows * tpr, cell, cell)
     t = t[:n].astype(np.float32)
+    both = np.concatenate([t, t.transpose(0, 2, 1)])  # horizontal lines, then vertical ones
+    m = len(both)
     idx = np.arange(cell) - (cell - 1) / 2.0
     near = np.abs(idx) <= 0.3 * cell
-    halves = ((idx < -0.1 * cell) & (idx > -0.45 * cell), (idx > 0.1 * cell) & (idx < 0.45 * cell))
-
-    def one(tiles: NDArray[np.float32]) -> NDArray[np.float64]:
-        best = np.full(len(tiles), -1.0)
-        m = len(tiles)
-        for half in halves:
-            part = tiles[:, :, half]  # (n, rows, cols in this half)
-            prof = part.mean(axis=2)  # one value per row
-            level = np.median(prof, axis=1)
-            cand = np.where(near[None, :], prof, np.inf)
-            y = np.argmin(cand, axis=1)  # the darkest row near the centre
-            # A straight line is dark in every column of the half, a stone's rim only in some:
-            # per column, the darkest of rows y-1..y+1; then the weaker quarter of columns.
-            band = np.stack(
-                [part[np.arange(m), np.clip(y + d, 0, cell - 1), :] for d in (-1, 0, 1)], axis=0
-            ).min(axis=0)  # (n, cols)
-            dip = level[:, None] - band
-            strength = np.percentile(dip, 25, axis=1) / np.maximum(level, 1.0)
-            best = np.maximum(best, strength)
-        return best
-
-    return np.minimum(one(t), one(t.transpose(0, 2, 1))).astype(np.float64)
+    lo = np.flatnonzero((idx < -0.1 * cell) & (idx > -0.45 * cell))
+    hi = np.flatnonzero((idx > 0.1 * cell) & (idx < 0.45 * cell))
+    part = np.stack([both[:, :, lo], both[:, :, hi]], axis=1)  # (m, 2 halves, rows, cols)
+    prof = part.mean(axis=3)  # (m, 2, rows)
+    level = np.partition(prof, cell // 2, axis=2)[:, :, cell // 2]
+    y = np.argmin(np.where(near, prof, np.inf), axis=2)  # (m, 2)
+    band = np.full(part.shape[:2] + part.shape[3:], np.inf, dtype=np.float32)
+    ii = np.arange(m)[:, None]
+    hh = np.arange(2)[None, :]
+    for d in (-1, 0, 1):
+        band = np.minimum(band, part[ii, hh, np.clip(y + d, 0, cell - 1)])
+    dip = level[:, :, None] - band  # (m, 2, cols)
+    q = dip.shape[2] // 4
+    # relative to the brighter of the tile and the typical tile (the board), so that a dark
+    # stone's small ripples do not pass for lines
+    board = float(np.median(level))
+    strength = np.partition(dip, q, axis=2)[:, :, q] / np.maximum(level, max(board, 1.0))
+    best = strength.max(axis=1)
+    return np.minimum(best[:n], best[n:]).astype(np.float64)
 
 
 def _check_image(image: object) -> None:
@@ -456,7 +510,8 @@ CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
 PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
 SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
 SAME_CHANGED = 0.5  # ... below which something lies on it
-WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+WHITE_SPREAD = 4.0
+SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white  # tint distance to the clear white stones within which a spot can be white
 PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 
 
@@ -483,14 +538,21 @@ def classify(
     white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT))
     # Where several clear white stones show, a white stone must also share their colour (a
     # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
-    sure = white & (g >= 1.3) & (f.lines < 0.3)
+    sure = white & (g >= 1.3) & ~(f.lines >= 0.3)  # (NaN: lines not measured)
+    shaded = np.zeros(n, dtype=bool)
+    like_white = np.zeros(n, dtype=bool)
     if sure.sum() >= 3:
         ref = np.median(f.tint[sure], axis=0)
-        white &= 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
-    out[white] = WHITE
+        like_white = 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
+        white &= like_white
+        # a white stone in a neighbour's shadow: no brighter than the board, but white's tint
+        shaded = ~white & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
+    out[white | shaded] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
     conf[white] = 0.5 + 0.5 * np.clip(wm[white], 0, 1)
+    conf[shaded] = 0.55
+    white |= shaded
 
     # Not bright enough for a white stone nor dark enough for a black one: board (maybe in a
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
@@ -500,7 +562,10 @@ def classify(
     lined = (f.lines >= CLEAR_LINES) | (
         (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
     )
-    empty = (g > NOT_BLACK_ABOVE) & ((g < 1.0) | board_tint | lined) & ~white
+    # Dimmer than the board: board in a stone's shadow (which tints it), unless it has the
+    # white stones' tint and no lines show (then it may be a white stone in shadow).
+    dim = (g < 1.0) & ((t < WHITE_TINT) | (~like_white & (f.lines >= SOME_LINES)))
+    empty = (g > NOT_BLACK_ABOVE) & (dim | board_tint | lined) & ~white
     # The point itself must show (a hand hides it), unless the spot is the board's very image
     # (a stone standing in front can hide a point in an oblique view; the spot is still empty).
     exact = (t < 1.0) & (np.abs(g - 1.0) < 0.06)
@@ -511,6 +576,8 @@ def classify(
     )
     em = np.minimum(em, np.where(g < EMPTY_BELOW, 1.0, (WHITE_BRIGHT - g) / 0.4))
     conf[empty] = 0.5 + 0.5 * np.clip(em[empty], 0, 1)
+    unseen = empty & ~(f.lines >= EMPTY_LINES)  # empty by its look alone: the point is hidden
+    conf[unseen] = np.minimum(conf[unseen], 0.6)
 
     if f.same is not None:
         # A saved empty board: a point that still looks as it did empty is empty; one that
@@ -536,7 +603,7 @@ def classify(
         hidden = f.lines < EMPTY_LINES
     if neighbours is not None:
         _unknown_patches(out, conf, hidden, neighbours)
-    return [str(x) for x in out], np.clip(conf, 0.0, 1.0)
+    return out.tolist(), np.clip(conf, 0.0, 1.0)
 
 
 def _unknown_patches(

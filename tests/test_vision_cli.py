@@ -1,0 +1,150 @@
+"""The read, eval-photos and bench read commands, through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.vision.profile import calibrate
+from companion.vision.render import random_position, render_board
+
+
+@pytest.fixture(scope="module")
+def board_photo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], np.ndarray]:
+    rows = random_position(13, stones=0.3, seed=3)
+    r = render_board(rows, size=13, width=960, height=720, seed=3)
+    path = tmp_path_factory.mktemp("photos") / "board.png"
+    cv2.imwrite(str(path), r.image)
+    return path, rows, r.corners[0]
+
+
+def test_read_prints_the_position(board_photo: tuple[Path, list[str], np.ndarray]) -> None:
+    path, rows, _ = board_photo
+    res = CliRunner().invoke(main, ["read", str(path)])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == rows
+
+
+def test_read_json_with_corners(board_photo: tuple[Path, list[str], np.ndarray]) -> None:
+    path, rows, corners = board_photo
+    flat = ",".join(f"{v:.1f}" for v in corners.ravel())
+    res = CliRunner().invoke(main, ["read", str(path), "--size", "13", "--corners", flat, "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["rows"] == rows
+    assert data["corners_from"] == "given"
+    assert len(data["confidence"]) == 13 and all(0 <= c <= 1 for c in data["confidence"][0])
+    assert data["seconds"] > 0
+
+
+def test_read_with_a_profile(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, rows, _ = board_photo
+    image = cv2.imread(str(path))
+    prof = tmp_path / "p.json"
+    calibrate(image, board="13", empty=False).save(prof)
+    res = CliRunner().invoke(main, ["read", str(path), "--profile", str(prof)])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == rows
+
+
+def test_junk_file_is_a_clear_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"this is not a picture")
+    res = CliRunner().invoke(main, ["read", str(junk)])
+    assert res.exit_code != 0
+    assert "not an image" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["read", str(tmp_path / "nope.png")])
+    assert res.exit_code != 0
+    assert "no such file" in res.output
+
+
+def test_photo_without_a_board(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    table = cv2.GaussianBlur(rng.integers(60, 160, (480, 640, 3), dtype=np.uint8), (0, 0), 4)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), table)
+    res = CliRunner().invoke(main, ["read", str(path)])
+    assert res.exit_code != 0
+    assert "no board" in res.output
+
+
+def test_bad_corners_and_bad_profile(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, _, _ = board_photo
+    res = CliRunner().invoke(main, ["read", str(path), "--corners", "1,2,3"])
+    assert res.exit_code != 0 and "eight numbers" in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    res = CliRunner().invoke(main, ["read", str(path), "--profile", str(bad)])
+    assert res.exit_code != 0 and "not JSON" in res.output
+
+
+def test_eval_photos_on_a_rendered_folder(tmp_path: Path) -> None:
+    corners = {}
+    for k in range(3):
+        rows = random_position(9, stones=0.3, seed=k)
+        r = render_board(rows, size=9, width=640, height=480, seed=k, tilt=10 * k)
+        cv2.imwrite(str(tmp_path / f"{k}.png"), r.image)
+        (tmp_path / f"{k}.txt").write_text("\n".join(rows) + "\n")
+        corners[f"{k}.png"] = r.corners[0].tolist()
+    (tmp_path / "corners.json").write_text(json.dumps(corners))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "100.00%" in res.output
+    assert "confusion" in res.output
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path), "--use-corners", "--json"])
+    data = json.loads(res.output[res.output.index("{") :])
+    assert data["all"]["accuracy"] == 1.0
+    assert data["all"]["photos"] == 3
+
+
+def test_eval_photos_empty_folder(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
+    assert res.exit_code != 0 and "no labelled photos" in res.output
+
+
+def test_bench_read_prints_figures() -> None:
+    res = CliRunner().invoke(main, ["bench", "read", "--frames", "20", "--finds", "1"])
+    assert res.exit_code == 0, res.output
+    assert "frames/s" in res.output and "find board" in res.output
+
+
+def test_read_a_stacked_pair_with_its_profile(tmp_path: Path) -> None:
+    rows = random_position(9, stones=0.3, seed=8, layers=2)
+    r = render_board(rows, size=9, layers=2, seed=8, fill=0.7)
+    path = tmp_path / "stacked.png"
+    cv2.imwrite(str(path), r.image)
+    prof = tmp_path / "stacked.json"
+    res = CliRunner().invoke(
+        main, ["calibrate", str(path), "--board", "2x9x9", "--not-empty", "-o", str(prof)]
+    )
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["read", str(path), "--profile", str(prof)])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == [*rows[:9], "", *rows[9:]]
+
+
+def test_read_warns_when_the_board_moved(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, _, _ = board_photo
+    image = cv2.imread(str(path))
+    prof = tmp_path / "p.json"
+    calibrate(image, board="13", empty=False).save(prof)
+    moved = tmp_path / "moved.png"
+    cv2.imwrite(str(moved), np.roll(image, 25, axis=1))
+    res = CliRunner().invoke(main, ["read", str(moved), "--profile", str(prof)])
+    assert "moved" in res.stderr
