@@ -186,6 +186,7 @@ def test_running_estimate_on_an_open_board() -> None:
     assert not est.dead
     assert len(est.projected) == 2
     assert est.projected[1] > 7.5
+    assert re.fullmatch(r"[BW]\+\d+(\.5)?|0", est.projected_text())
     assert all(-1.0 <= o <= 1.0 for o in est.ownership)
 
 

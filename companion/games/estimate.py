@@ -88,6 +88,14 @@ class Estimate:
     seconds: float
     cpu_seconds: float
 
+    def projected_text(self, letters: str = LETTERS) -> str:
+        """The running estimate as a result: ``B+3.5`` from the projected areas (``0`` when
+        level), the leader over the runner-up with more than two players."""
+        order = sorted(range(len(self.projected)), key=lambda p: -self.projected[p])
+        lead = self.projected[order[0]] - (self.projected[order[1]] if len(order) > 1 else 0.0)
+        lead = round(lead * 2) / 2  # half points, as results are written
+        return "0" if lead == 0 else f"{letters[order[0]]}+{lead:g}"
+
     def owner(self, spot: int) -> int | None:
         """The likeliest owner of ``spot`` at the end, or None when it is likely nobody's."""
         best = max(range(len(self.shares)), key=lambda p: self.shares[p][spot])
@@ -384,7 +392,8 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
     Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
     ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
     the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
-    (mean final area per player, komi included), groups, playouts, seconds, cpu_seconds.
+    (mean final area per player, komi included) and projected_result (``B+3.5`` from it: the
+    running estimate during a game), groups, playouts, seconds, cpu_seconds.
     """
     topo = game.topology
     letters = LETTERS[: game.players]
@@ -403,6 +412,7 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
             "points": dict(zip(letters, est.score.points, strict=True)),
         },
         "projected": {p: round(v, 2) for p, v in zip(letters, est.projected, strict=True)},
+        "projected_result": est.projected_text(letters),
         "groups": [
             {
                 "owner": letters[g.owner],
