@@ -10,15 +10,21 @@ How, from sound facts to guesses:
    in which every empty spot is a liberty of one of them. Those chains are alive for sure;
    opponent stones in such a region are dead for sure; the region is its owner's.
 2. **Playouts** for the rest (:class:`~companion.games.fastboard.PlayoutBoard`): many random
-   games from the position with the player to move, Benson's regions frozen. The ownership of
-   a spot is how often each player owns it at the end. The policy never fills its own eyes
-   and never puts a chain of two or more stones into self-atari, so a seki (shared liberties
-   neither side can fill) stays on the board and its shared liberties end neutral, while a
-   false eye is filled or broken as soon as the chain around it is in atari.
-3. **Verdicts** per chain: the share of playouts whose end still shows the chain's owner on
-   its stones. Below one half: dead. Within ``unsure`` of one half: the cleanup screen should
-   ask. Empty spots that no player owns in most playouts are dame (``no_mans_land``), which
-   is also how seki liberties come out.
+   games from the position, Benson's regions frozen, the first move taken by each player in
+   turn. The ownership of a spot is how often each player owns it at the end. The policy
+   never fills its own eyes and never puts a chain of two or more stones into self-atari
+   unless it is a throw-in inside one opponent chain's eye space (nakade), so a seki (shared
+   liberties neither side can fill) stays on the board and its shared liberties end neutral,
+   while a false eye is filled or broken as soon as the chain around it is in atari.
+3. **Verdicts** per chain: the share of the playouts *in which an opponent moved first* that
+   end with the chain's owner still on its stones (as the Japanese rules test life: can the
+   opponent, moving first, capture it?). Below one half: dead. Within ``unsure`` of one half:
+   the cleanup screen must ask. Playouts stop early once no verdict is within three standard
+   errors of one half. Empty spots that no player owns in most playouts are dame
+   (``no_mans_land``), which is also how seki liberties come out.
+
+What is not modelled: superko in playouts (simple ko only), stone supplies, GoBeyond's
+reserved spots and bounties; Japanese seki eyes count as territory like any other eye.
 
 The estimated result is the game's own count (``game.score(dead=..., no_mans_land=...)``),
 so territory and prisoners, area, or a preset's own points all follow the game's rules.
