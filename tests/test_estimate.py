@@ -248,6 +248,12 @@ def test_bad_position_files_raise_record_error(text: str) -> None:
         read_position(text)
 
 
+def test_position_with_a_chain_without_liberties_is_refused() -> None:
+    pos = read_position("height 2\nwidth 2\n 1 -1\n -1 0\n")
+    with pytest.raises(RecordError, match="no liberty"):
+        pos.game()
+
+
 # ---------------------------------------------------------------------- commands
 def _position_file(tmp_path: Path, diagram: str) -> Path:
     rows = [line.split() for line in diagram.strip().splitlines()]
