@@ -241,10 +241,12 @@ def estimate(
     ``playouts`` is the most playouts run. After ``min_playouts`` the estimate stops as soon as
     no chain's verdict is within three standard errors of one half. ``time_budget`` (seconds)
     stops earlier still, which makes the result depend on the machine's speed; without it the
-    estimate is deterministic for a given ``seed``. A chain is dead when its owner keeps it in fewer than half the playouts,
-    unsure when that share is within ``unsure`` of one half. An empty spot is dame when no
-    player owns it in more than ``dame_share`` of the playouts. Raises ValueError for
-    ``playouts`` < 1. The game is not changed.
+    estimate is deterministic for a given ``seed``. With ``rotate`` the players take turns at
+    moving first in the playouts and a chain is judged on those an opponent began; without
+    it every playout starts with the player to move. A chain is dead when its owner keeps it
+    in fewer than half of those playouts, unsure when that share is within ``unsure`` of one
+    half. An empty spot is dame when no player owns it in more than ``dame_share`` of the
+    playouts. Raises ValueError for ``playouts`` < 1. The game is not changed.
     """
     if playouts < 1:
         raise ValueError("an estimate needs at least one playout")
