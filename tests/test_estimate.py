@@ -186,6 +186,7 @@ def test_running_estimate_on_an_open_board() -> None:
     assert not est.dead
     assert len(est.projected) == 2
     assert est.projected[1] > 7.5
+    assert re.fullmatch(r"[BW]\+\d+(\.5)?|0", est.projected_text())
     assert all(-1.0 <= o <= 1.0 for o in est.ownership)
 
 
@@ -245,6 +246,12 @@ def test_position_file_reads_board_and_removals() -> None:
 def test_bad_position_files_raise_record_error(text: str) -> None:
     with pytest.raises(RecordError):
         read_position(text)
+
+
+def test_position_with_a_chain_without_liberties_is_refused() -> None:
+    pos = read_position("height 2\nwidth 2\n 1 -1\n -1 0\n")
+    with pytest.raises(RecordError, match="no liberty"):
+        pos.game()
 
 
 # ---------------------------------------------------------------------- commands

@@ -18,6 +18,7 @@ object::
                                      # the share of the likeliest owner.
      "result": "B+3.5", "score": {"method": ..., "points": {"B": x, "W": y}},
      "projected": {"B": x, "W": y},  # mean final area in the playouts, komi included
+     "projected_result": "W+2.5",    # the running estimate during a game, from "projected"
      "groups": [{"owner": "B", "stones": [...], "status": "dead", "kept": 0.1,
                  "unsure": false, "certain": false}],
      "playouts": n, "seconds": s}
@@ -117,4 +118,6 @@ def command(
             click.echo(" ".join(f"{round(v * 9):+d}" for v in vals))
     points = ", ".join(f"{game.player_name(p)} {v:g}" for p, v in enumerate(est.score.points))
     click.echo(f"estimated result: {est.score.text()} ({est.score.method}: {points})")
+    if not game.over:
+        click.echo(f"projected from the playouts (area, komi included): {est.projected_text()}")
     click.echo(f"{est.playouts} playouts in {est.seconds:.2f} s")

@@ -10,15 +10,21 @@ How, from sound facts to guesses:
    in which every empty spot is a liberty of one of them. Those chains are alive for sure;
    opponent stones in such a region are dead for sure; the region is its owner's.
 2. **Playouts** for the rest (:class:`~companion.games.fastboard.PlayoutBoard`): many random
-   games from the position with the player to move, Benson's regions frozen. The ownership of
-   a spot is how often each player owns it at the end. The policy never fills its own eyes
-   and never puts a chain of two or more stones into self-atari, so a seki (shared liberties
-   neither side can fill) stays on the board and its shared liberties end neutral, while a
-   false eye is filled or broken as soon as the chain around it is in atari.
-3. **Verdicts** per chain: the share of playouts whose end still shows the chain's owner on
-   its stones. Below one half: dead. Within ``unsure`` of one half: the cleanup screen should
-   ask. Empty spots that no player owns in most playouts are dame (``no_mans_land``), which
-   is also how seki liberties come out.
+   games from the position, Benson's regions frozen, the first move taken by each player in
+   turn. The ownership of a spot is how often each player owns it at the end. The policy
+   never fills its own eyes and never puts a chain of two or more stones into self-atari
+   unless it is a throw-in inside one opponent chain's eye space (nakade), so a seki (shared
+   liberties neither side can fill) stays on the board and its shared liberties end neutral,
+   while a false eye is filled or broken as soon as the chain around it is in atari.
+3. **Verdicts** per chain: the share of the playouts *in which an opponent moved first* that
+   end with the chain's owner still on its stones (as the Japanese rules test life: can the
+   opponent, moving first, capture it?). Below one half: dead. Within ``unsure`` of one half:
+   the cleanup screen must ask. Playouts stop early once no verdict is within three standard
+   errors of one half. Empty spots that no player owns in most playouts are dame
+   (``no_mans_land``), which is also how seki liberties come out.
+
+What is not modelled: superko in playouts (simple ko only), stone supplies, GoBeyond's
+reserved spots and bounties; Japanese seki eyes count as territory like any other eye.
 
 The estimated result is the game's own count (``game.score(dead=..., no_mans_land=...)``),
 so territory and prisoners, area, or a preset's own points all follow the game's rules.
@@ -87,6 +93,14 @@ class Estimate:
     playouts: int
     seconds: float
     cpu_seconds: float
+
+    def projected_text(self, letters: str = LETTERS) -> str:
+        """The running estimate as a result: ``B+3.5`` from the projected areas (``0`` when
+        level), the leader over the runner-up with more than two players."""
+        order = sorted(range(len(self.projected)), key=lambda p: -self.projected[p])
+        lead = self.projected[order[0]] - (self.projected[order[1]] if len(order) > 1 else 0.0)
+        lead = round(lead * 2) / 2  # half points, as results are written
+        return "0" if lead == 0 else f"{letters[order[0]]}+{lead:g}"
 
     def owner(self, spot: int) -> int | None:
         """The likeliest owner of ``spot`` at the end, or None when it is likely nobody's."""
@@ -227,10 +241,12 @@ def estimate(
     ``playouts`` is the most playouts run. After ``min_playouts`` the estimate stops as soon as
     no chain's verdict is within three standard errors of one half. ``time_budget`` (seconds)
     stops earlier still, which makes the result depend on the machine's speed; without it the
-    estimate is deterministic for a given ``seed``. A chain is dead when its owner keeps it in fewer than half the playouts,
-    unsure when that share is within ``unsure`` of one half. An empty spot is dame when no
-    player owns it in more than ``dame_share`` of the playouts. Raises ValueError for
-    ``playouts`` < 1. The game is not changed.
+    estimate is deterministic for a given ``seed``. With ``rotate`` the players take turns at
+    moving first in the playouts and a chain is judged on those an opponent began; without
+    it every playout starts with the player to move. A chain is dead when its owner keeps it
+    in fewer than half of those playouts, unsure when that share is within ``unsure`` of one
+    half. An empty spot is dame when no player owns it in more than ``dame_share`` of the
+    playouts. Raises ValueError for ``playouts`` < 1. The game is not changed.
     """
     if playouts < 1:
         raise ValueError("an estimate needs at least one playout")
@@ -384,7 +400,8 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
     Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
     ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
     the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
-    (mean final area per player, komi included), groups, playouts, seconds, cpu_seconds.
+    (mean final area per player, komi included) and projected_result (``B+3.5`` from it: the
+    running estimate during a game), groups, playouts, seconds, cpu_seconds.
     """
     topo = game.topology
     letters = LETTERS[: game.players]
@@ -403,6 +420,7 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
             "points": dict(zip(letters, est.score.points, strict=True)),
         },
         "projected": {p: round(v, 2) for p, v in zip(letters, est.projected, strict=True)},
+        "projected_result": est.projected_text(letters),
         "groups": [
             {
                 "owner": letters[g.owner],

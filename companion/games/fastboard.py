@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 
 EMPTY = -1
 #: The largest self-atari chain a playout may still make inside an opponent's eye space.
-NAKADE = 5
+NAKADE = 3
 
 
 class PlayoutBoard:

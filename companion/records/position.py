@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.errors import RecordError
+from companion.errors import IllegalMove, RecordError
 from companion.games.go import BLACK, EMPTY, WHITE, GoGame
 from companion.games.rules import new_game
 from companion.games.topology import MAX_GRID, MIN_GRID, Topology, grid
@@ -53,7 +53,7 @@ class Position:
         game = new_game(rules, self.topology, **knobs)
         try:
             game.setup({s: c for s, c in enumerate(self.board) if c != EMPTY}, to_move=self.to_move)
-        except Exception as exc:  # IllegalMove from setup
+        except IllegalMove as exc:
             raise RecordError(f"impossible position: {exc}") from None
         return game
 
