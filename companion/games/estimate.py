@@ -46,7 +46,7 @@ from companion.games.topology import Topology
 
 #: Most playouts per estimate; :func:`estimate` stops earlier once every verdict is settled
 #: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
-PLAYOUTS = 400
+PLAYOUTS = 320
 MIN_PLAYOUTS = 96
 
 
