@@ -3,17 +3,22 @@
 How (classic OpenCV):
 
 1. **Lines.** A morphological black-hat picks out thin dark strokes (grid lines) on the
-   lighter board; stones are too big to respond. Working on a copy scaled to
-   :data:`WORK_SIDE` pixels keeps this fast.
-2. **The net.** A Go grid is one connected net of lines, by far the biggest connected stroke
-   structure on the board; its convex hull is the quadrilateral of the corner intersections
-   (perspective keeps straight lines straight). Candidate nets are scored by how grid-like
-   they are, not just by size, so writing on paper or a pile of stones beside the board loses.
+   lighter board; stones are too big to respond. Three masks are tried: relative darkness
+   (faint lines in dim corners), absolute darkness (a grid beside textured dark cloth), and
+   only the long straight strokes in the two main directions (no stone rims sticking out).
+   Working on a copy scaled to :data:`WORK_SIDE` pixels keeps this fast.
+2. **The net.** A Go grid is one connected net of lines; stones cut it into pieces, which are
+   joined when close. The convex hull of the net is the quadrilateral of the corner
+   intersections (perspective keeps straight lines straight). When the outline is not the
+   grid (a frame line, stones on the edge), the longest evenly spaced run of lines inside it
+   is. Candidates are judged by how grid-like they are, not by size, so writing on paper or a
+   pile of stones beside the board loses.
 3. **Size.** Warped top-down, the line profile is matched against 9, 13 and 19 evenly spaced
-   lines (or just the size the caller names).
-4. **Refinement.** Every intersection is looked for near where the first guess puts it, and a
-   homography is fitted to those found (RANSAC). Intersections hidden under stones simply
-   drop out, so the fit uses the visible lines all over the board; stones then confirm it.
+   lines (or just the size the caller names); a grid whose crossings go on past its edge is
+   part of a bigger board.
+4. **Refinement.** Every intersection is looked for near where the guess puts it and a
+   homography is fitted to those found (RANSAC): points hidden under stones simply drop out.
+   Last, the grid is slid by one line if its outermost line turns out to be a board edge.
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
