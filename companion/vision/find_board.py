@@ -42,7 +42,7 @@ Image = NDArray[np.uint8]
 WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
-GOOD_SCORE = 0.7  # grid-likeness from which an outline is taken as the grid without a search
+GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,8 @@ def line_masks(
     """Black-hat response (thin dark strokes, relative to their surroundings) and two masks.
 
     The relative mask keeps faint lines in dim corners; the absolute one keeps the grid apart
-    from textured dark cloth around the board. Both are tried.
+    from textured dark cloth around the board. Both are tried, and the straight strokes of the
+    relative one (:func:`_straight`) when neither gives a clear grid.
     """
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
     closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, k)
@@ -87,11 +88,7 @@ def line_masks(
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
     abs_mask = (bh > thr).astype(np.uint8) * 255
-    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [
-        rel_mask,
-        abs_mask,
-        _straight(rel_mask, min(gray.shape)),
-    ]
+    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
 
 
 def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
@@ -536,6 +533,13 @@ def _locate(
         (c for mask in masks for c in _candidates(mask, bh, sizes, fixed)),
         key=lambda c: -c[0],
     )
+    if not cands or cands[0][0] < GOOD_SCORE:
+        # stone rims and shadows stretching the outline: keep only long straight strokes
+        # (costly on textured cloth, so only when the plain masks give no clear grid)
+        if len(masks) == 2:
+            masks.append(_straight(masks[0], min(masks[0].shape)))
+        more = _candidates(masks[2], bh, sizes, fixed)
+        cands = sorted(cands + more, key=lambda c: -c[0])
     if not cands or cands[0][0] < GOOD_SCORE:
         # a steep view or many stones leave the net in far-apart pieces: join wider
         more = [c for mask in masks for c in _candidates(mask, bh, sizes, fixed, (1.3,))]
