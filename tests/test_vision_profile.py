@@ -128,3 +128,14 @@ def test_stacked_board_watched_by_two_cameras() -> None:
     assert combine([obs_a, obs_b]).states == r.tokens
     with pytest.raises(CalibrationError, match="layers"):
         calibrate(left, board="2x9x9", layers=[0, 0])
+
+
+def test_shipped_example_profile_still_reads() -> None:
+    """calibration/example-9x9-magnetic.json (made by companion calibrate from a rendered empty
+    board) must keep matching the sampler: saved patches go stale if sampling changes."""
+    path = Path(__file__).resolve().parents[1] / "calibration" / "example-9x9-magnetic.json"
+    prof = load_profile(path)
+    for seed in (0, 1):
+        rows = random_position(9, stones=0.3, seed=seed)
+        r = render_board(rows, size=9, style="magnetic", tilt=10, seed=21)
+        assert prof.read(r.image).states == r.tokens
