@@ -504,6 +504,7 @@ def _fit_surface(
 # hundredths. Wood is coloured and white stones are not, so white differs in tint even where
 # light makes the board as bright as a stone; glare on wood is bright but keeps the wood's tint.
 BLACK_BELOW = 0.50  # g below this: black
+DEEP_BLACK = 0.25  # g below this: a clearly black stone (its tint is the black stones' tint)
 NOT_BLACK_ABOVE = 0.70  # g above this: not black; between: unknown
 WHITE_MIN = 1.05  # a white stone is at least this bright ...
 WHITE_TINT = 3.0  # ... and this far from the board's tint,
@@ -538,6 +539,15 @@ def classify(
     conf = np.zeros(n)
 
     black = g < BLACK_BELOW
+    # A deep shadow on coloured wood is as dark as a stone but keeps the wood's tint; black
+    # stones do not. Where the clear black stones sit far from the board's tint, a merely
+    # dark spot must be far from it too.
+    deep = black & (g < DEEP_BLACK)
+    if deep.sum() >= 3:
+        typical = float(np.median(t[deep]))
+        if typical >= 8.0:
+            shadow = black & ~deep & (t < 0.25 * typical)
+            black &= ~shadow
     out[black] = BLACK
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 
