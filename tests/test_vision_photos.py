@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not PHOTOS.is_dir(), reason="../shared/data/phot
 
 # Per set: the least share of intersections read right (truth corners where given, else found).
 MIN_ACCURACY = {
-    "gomrade/1": 0.90,  # no corners given: found; dim, blue light
+    "gomrade/1": 0.93,  # no corners given: found; dim, blue light, long shadows
     "gomrade/2": 0.99,  # includes the known label fault (two white stones missing in 67.txt)
     "gomrade/3": 0.997,
     "gomrade/4": 0.997,
@@ -30,7 +30,7 @@ MIN_ACCURACY = {
     "imago/9x9": 0.98,
     "imago/t1": 0.997,
     "imago/t2": 0.997,
-    "imago/t2/skip": 0.90,  # hard frames: one board not found counts as 361 unknowns
+    "imago/t2/skip": 0.995,  # hard frames: stray stones, captures, glare
 }
 
 
@@ -71,7 +71,7 @@ def test_few_confident_mistakes(summary: Summary) -> None:
     """Mistakes that are not '?' (a stone misread as empty or the reverse) stay rare."""
     wrong = sum(r.wrong for r in summary.results)
     points = sum(len(r.read) for r in summary.results)
-    assert wrong / points < 0.0015
+    assert wrong / points < 0.001
 
 
 def test_boards_found_where_truth_corners_exist() -> None:

@@ -48,7 +48,7 @@ def test_reads_stones_with_a_profile_made_on_the_empty_board(
         (lambda d: d.update(format="other"), "not a companion-vision-profile"),
         (lambda d: d.update(version=2), "version"),
         (lambda d: d.update(colour="red"), "unknown key"),
-        (lambda d: d.update(board="9"), "cover 169 spots, board 9 has 81"),
+        (lambda d: d.update(board="9"), "13x13 region \\(layer 0\\) is not part of board 9"),
         (lambda d: d["regions"][0].update(corners=[[0, 0], [1, 1]]), "four"),
         (lambda d: d["regions"][0].update(kind="blob"), "kind"),
         (lambda d: d["empty"].update(patches="!!!"), "malformed"),
@@ -110,3 +110,32 @@ def test_map_spots_placed_by_hand() -> None:
     assert obs.states == tuple(tokens[i] for i in picked)
     with pytest.raises(CalibrationError):
         calibrate(r.image, board=name)
+
+
+def test_stacked_board_watched_by_two_cameras() -> None:
+    """Each camera sees one layer: one profile each, readings combined spot by spot."""
+    from companion.vision.profile import combine
+
+    rows = random_position(9, stones=0.3, seed=12, layers=2)
+    r = render_board(rows, size=9, layers=2, seed=12, fill=0.7)
+    half = r.image.shape[1] // 2
+    left = np.ascontiguousarray(r.image[:, :half])  # camera A: layer 0
+    right = np.ascontiguousarray(r.image[:, half:])  # camera B: layer 1
+    a = parse_profile(calibrate(left, board="2x9x9", layers=[0], empty=False).to_json())
+    b = parse_profile(calibrate(right, board="2x9x9", layers=[1], empty=False).to_json())
+    obs_a, obs_b = a.read(left), b.read(right)
+    assert obs_a.states[81:] == ("?",) * 81 and obs_b.states[:81] == ("?",) * 81
+    assert combine([obs_a, obs_b]).states == r.tokens
+    with pytest.raises(CalibrationError, match="layers"):
+        calibrate(left, board="2x9x9", layers=[0, 0])
+
+
+def test_shipped_example_profile_still_reads() -> None:
+    """calibration/example-9x9-magnetic.json (made by companion calibrate from a rendered empty
+    board) must keep matching the sampler: saved patches go stale if sampling changes."""
+    path = Path(__file__).resolve().parents[1] / "calibration" / "example-9x9-magnetic.json"
+    prof = load_profile(path)
+    for seed in (0, 1):
+        rows = random_position(9, stones=0.3, seed=seed)
+        r = render_board(rows, size=9, style="magnetic", tilt=10, seed=21)
+        assert prof.read(r.image).states == r.tokens

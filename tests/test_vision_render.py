@@ -129,3 +129,13 @@ def test_magnetic_9x9_found_without_help() -> None:
     assert found.size == 9
     spacing = np.linalg.norm(r.corners[0][1] - r.corners[0][0]) / 8
     assert np.abs(found.corners - r.corners[0]).max() < 0.25 * spacing
+
+
+def test_render_at_given_corners() -> None:
+    quad = [[300.0, 120.0], [900.0, 140.0], [960.0, 640.0], [250.0, 620.0]]
+    rows = random_position(13, stones=0.3, seed=5)
+    r = render_board(rows, size=13, corners=quad, seed=5)
+    assert np.allclose(r.corners[0], quad, atol=0.01)
+    assert read_photo(r.image, size=13, corners=quad).observation.states == r.tokens
+    with pytest.raises(VisionError):
+        render_board(rows, size=13, corners=[[0.0, 0.0]])

@@ -38,10 +38,22 @@ def _quads(values: tuple[str, ...]) -> list[list[list[float]]] | None:
     default=None,
     help="Whether the board in PHOTO is empty (its look is saved). Default: if it reads empty.",
 )
+@click.option(
+    "--layers",
+    default=None,
+    metavar="0,1,...",
+    help="Stacked board seen by several cameras: the layers this camera sees (default: all).",
+)
 @click.option("--name", default="", help="A name for this camera and board.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True)
 def command(
-    photo: str, board: str, corners: tuple[str, ...], empty: bool | None, name: str, output: str
+    photo: str,
+    board: str,
+    corners: tuple[str, ...],
+    empty: bool | None,
+    layers: str | None,
+    name: str,
+    output: str,
 ) -> None:
     """Make a calibration profile from one frame of this camera looking at this board.
 
@@ -51,9 +63,19 @@ def command(
     from companion.vision.photoset import load_image
     from companion.vision.profile import calibrate
 
+    seen = None
+    if layers is not None:
+        try:
+            seen = [int(v) for v in layers.split(",")]
+        except ValueError:
+            raise click.BadParameter(
+                "expected layer numbers like 0,1", param_hint="--layers"
+            ) from None
     try:
         image = load_image(photo)
-        prof = calibrate(image, board=board, corners=_quads(corners), empty=empty, name=name)
+        prof = calibrate(
+            image, board=board, corners=_quads(corners), empty=empty, name=name, layers=seen
+        )
         prof.save(output)
     except CompanionError as exc:
         raise click.ClickException(f"{photo}: {exc}") from exc

@@ -3,17 +3,22 @@
 How (classic OpenCV):
 
 1. **Lines.** A morphological black-hat picks out thin dark strokes (grid lines) on the
-   lighter board; stones are too big to respond. Working on a copy scaled to
-   :data:`WORK_SIDE` pixels keeps this fast.
-2. **The net.** A Go grid is one connected net of lines, by far the biggest connected stroke
-   structure on the board; its convex hull is the quadrilateral of the corner intersections
-   (perspective keeps straight lines straight). Candidate nets are scored by how grid-like
-   they are, not just by size, so writing on paper or a pile of stones beside the board loses.
+   lighter board; stones are too big to respond. Three masks are tried: relative darkness
+   (faint lines in dim corners), absolute darkness (a grid beside textured dark cloth), and
+   only the long straight strokes in the two main directions (no stone rims sticking out).
+   Working on a copy scaled to :data:`WORK_SIDE` pixels keeps this fast.
+2. **The net.** A Go grid is one connected net of lines; stones cut it into pieces, which are
+   joined when close. The convex hull of the net is the quadrilateral of the corner
+   intersections (perspective keeps straight lines straight). When the outline is not the
+   grid (a frame line, stones on the edge), the longest evenly spaced run of lines inside it
+   is. Candidates are judged by how grid-like they are, not by size, so writing on paper or a
+   pile of stones beside the board loses.
 3. **Size.** Warped top-down, the line profile is matched against 9, 13 and 19 evenly spaced
-   lines (or just the size the caller names).
-4. **Refinement.** Every intersection is looked for near where the first guess puts it, and a
-   homography is fitted to those found (RANSAC). Intersections hidden under stones simply
-   drop out, so the fit uses the visible lines all over the board; stones then confirm it.
+   lines (or just the size the caller names); a grid whose crossings go on past its edge is
+   part of a bigger board.
+4. **Refinement.** Every intersection is looked for near where the guess puts it and a
+   homography is fitted to those found (RANSAC): points hidden under stones simply drop out.
+   Last, the grid is slid by one line if its outermost line turns out to be a board edge.
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
@@ -37,7 +42,7 @@ Image = NDArray[np.uint8]
 WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
-GOOD_SCORE = 0.7  # grid-likeness from which an outline is taken as the grid without a search
+GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,8 @@ def line_masks(
     """Black-hat response (thin dark strokes, relative to their surroundings) and two masks.
 
     The relative mask keeps faint lines in dim corners; the absolute one keeps the grid apart
-    from textured dark cloth around the board. Both are tried.
+    from textured dark cloth around the board. Both are tried, and the straight strokes of the
+    relative one (:func:`_straight`) when neither gives a clear grid.
     """
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
     closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, k)
@@ -82,11 +88,7 @@ def line_masks(
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
     abs_mask = (bh > thr).astype(np.uint8) * 255
-    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [
-        rel_mask,
-        abs_mask,
-        _straight(rel_mask, min(gray.shape)),
-    ]
+    return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
 
 
 def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
@@ -531,6 +533,13 @@ def _locate(
         (c for mask in masks for c in _candidates(mask, bh, sizes, fixed)),
         key=lambda c: -c[0],
     )
+    if not cands or cands[0][0] < GOOD_SCORE:
+        # stone rims and shadows stretching the outline: keep only long straight strokes
+        # (costly on textured cloth, so only when the plain masks give no clear grid)
+        if len(masks) == 2:
+            masks.append(_straight(masks[0], min(masks[0].shape)))
+        more = _candidates(masks[2], bh, sizes, fixed)
+        cands = sorted(cands + more, key=lambda c: -c[0])
     if not cands or cands[0][0] < GOOD_SCORE:
         # a steep view or many stones leave the net in far-apart pieces: join wider
         more = [c for mask in masks for c in _candidates(mask, bh, sizes, fixed, (1.3,))]

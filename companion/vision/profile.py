@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 
 from companion.errors import CalibrationError, CompanionError
 from companion.games.topology import Topology, from_spec
+from companion.observation import Observation
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
 from companion.vision.pipeline import Reading
@@ -115,22 +116,42 @@ class Profile:
         return from_spec(self.board)
 
     # -- reading -------------------------------------------------------------------------
-    def stone_regions(self) -> list[Region]:
+    def spot_ids(self) -> list[int]:
+        """The board spots this camera sees, in the profile's own order (regions in turn).
+
+        A camera may see only some layers of a stacked board (a second camera sees the
+        rest); the spots it does not see read ``?``.
+        """
         topo = self.topology()
-        out: list[Region] = []
+        out: list[int] = []
         for reg in self.regions:
             if isinstance(reg, GridRegion):
-                first = topo.spot(0, 0, reg.layer) if topo.shape is not None else 0
+                out.extend(
+                    topo.spot(r, c, reg.layer) if topo.shape is not None else r * reg.width + c
+                    for r in range(reg.height)
+                    for c in range(reg.width)
+                )
+            else:
+                out.extend(range(len(reg.spots)))
+        return out
+
+    def stone_regions(self) -> list[Region]:
+        """Reader regions, numbered 0.. in :meth:`spot_ids` order."""
+        out: list[Region] = []
+        first = 0
+        for reg in self.regions:
+            if isinstance(reg, GridRegion):
                 out.append(
                     Region.grid(
                         reg.corners, reg.width, reg.height, first_spot=first, offset=reg.offset
                     )
                 )
+                first += reg.width * reg.height
             else:
                 pts = np.asarray(reg.spots, dtype=np.float64)
-                out.append(
-                    Region(H=np.eye(3), points=pts, spots=tuple(range(len(pts))), scale=reg.spacing)
-                )
+                spots = tuple(range(first, first + len(pts)))
+                out.append(Region(H=np.eye(3), points=pts, spots=spots, scale=reg.spacing))
+                first += len(pts)
         return out
 
     def reader(self) -> StoneReader:
@@ -145,10 +166,27 @@ class Profile:
             self._reader = StoneReader(self.stone_regions(), self.image_size, reference=ref)
         return self._reader
 
-    def read(self, image: Image) -> Any:
-        """An :class:`~companion.observation.Observation` of a frame from this camera."""
+    def read(self, image: Image) -> Observation:
+        """An :class:`~companion.observation.Observation` of the whole board from this camera's
+        frame; spots it does not see (another camera's layer) are ``?`` with confidence 0."""
         self._check_frame(image)
-        return self.reader().read(image, source=f"camera ({self.name or self.board})")
+        obs = self.reader().read(image, source=f"camera ({self.name or self.board})")
+        ids = self.spot_ids()
+        n = len(self.topology())
+        if ids == list(range(n)):
+            return obs
+        states = ["?"] * n
+        conf = [0.0] * n
+        for local, spot in enumerate(ids):
+            states[spot] = obs.states[local]
+            conf[spot] = obs.confidence[local]
+        return Observation(
+            states=tuple(states),
+            confidence=tuple(conf),
+            timestamp=obs.timestamp,
+            source=obs.source,
+            extra=obs.extra,
+        )
 
     def is_square_grid(self) -> bool:
         """One square grid region (what :meth:`read_photo` and the photo-label format need)."""
@@ -348,16 +386,28 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
                 prof.empty_patches = (
                     np.frombuffer(raw, dtype=np.uint8).reshape(-1, side, side).copy()
                 )
-        n = len(prof.topology())
-        covered = sum(
-            (r.width * r.height if isinstance(r, GridRegion) else len(r.spots)) for r in regions
-        )
-        if covered != n:
-            raise CalibrationError(f"{name}: regions cover {covered} spots, board {board} has {n}")
+        topo = prof.topology()
+        n = len(topo)
+        for r in regions:
+            if isinstance(r, GridRegion) and topo.shape is not None:
+                layers, th, tw = topo.shape
+                if (r.height, r.width) != (th, tw) or not 0 <= r.layer < layers:
+                    raise CalibrationError(
+                        f"{name}: a {r.width}x{r.height} region (layer {r.layer}) is not part "
+                        f"of board {board}"
+                    )
+        ids = prof.spot_ids()
+        if len(set(ids)) != len(ids):
+            raise CalibrationError(f"{name}: two regions cover the same spots")
+        if any(isinstance(r, SpotRegion) for r in regions) and len(ids) != n:
+            raise CalibrationError(f"{name}: regions cover {len(ids)} spots, board {board} has {n}")
+        if len(ids) > n or (ids and max(ids) >= n):
+            raise CalibrationError(f"{name}: regions cover {len(ids)} spots, board {board} has {n}")
+        seen = len(ids)
         if prof.empty_gray is not None and (
-            len(prof.empty_gray) != n or len(prof.empty_tint or []) != n
+            len(prof.empty_gray) != seen or len(prof.empty_tint or []) != seen
         ):
-            raise CalibrationError(f"{name}: empty appearance is not one value per spot")
+            raise CalibrationError(f"{name}: empty appearance is not one value per seen spot")
         return prof
     except CalibrationError:
         raise
@@ -387,11 +437,13 @@ def calibrate(
     spacing: float | None = None,
     name: str = "",
     empty: bool | None = None,
+    layers: Sequence[int] | None = None,
 ) -> Profile:
     """Make a profile from one frame of this camera looking at this board.
 
     Grids and stacked boards: ``corners`` is one quad per layer (left to right), or ``None`` to
-    find them. Maps: ``spots`` gives a pixel position per spot (hand-placed) and ``spacing`` the
+    find them. ``layers`` names the layers this camera sees when it does not see them all (a
+    stacked board watched by two cameras: one profile each; the other layers read ``?``). Maps: ``spots`` gives a pixel position per spot (hand-placed) and ``spacing`` the
     typical distance between neighbours. ``empty`` says whether the board in ``image`` is empty,
     so its per-spot appearance can be saved (``None``: save it only if every spot reads empty).
     Raises :class:`BoardNotFound` or :class:`CalibrationError`.
@@ -408,20 +460,23 @@ def calibrate(
             SpotRegion(spots=tuple((float(x), float(y)) for x, y in spots), spacing=float(spacing))
         )
     else:
-        layers, bh, bw = topo.shape
+        count, bh, bw = topo.shape
+        seen = list(range(count)) if layers is None else [int(v) for v in layers]
+        if not seen or len(set(seen)) != len(seen) or not all(0 <= v < count for v in seen):
+            raise CalibrationError(f"layers {seen} are not distinct layers of board {board}")
         if corners is None:
             if bh != bw:
                 raise CalibrationError("finding a rectangular board is not supported; give corners")
             quads = (
-                [f.corners for f in find_boards(image, count=layers, size=bw)]
-                if layers > 1
+                [f.corners for f in find_boards(image, count=len(seen), size=bw)]
+                if len(seen) > 1
                 else [find_board(image, size=bw).corners]
             )
         else:
-            if len(corners) != layers:
-                raise CalibrationError(f"board {board} needs {layers} set(s) of corners")
+            if len(corners) != len(seen):
+                raise CalibrationError(f"board {board} needs {len(seen)} set(s) of corners here")
             quads = [as_corners(c) for c in corners]
-        for layer, quad in enumerate(quads):
+        for layer, quad in zip(seen, quads, strict=True):
             reg = Region.grid(quad, bw, bh)
             off = estimate_offset(image, reg)
             regions.append(
@@ -449,7 +504,7 @@ def calibrate(
         "tint_r": round(float(np.median(feats.bg_tint[:, 0])), 4),
         "tint_g": round(float(np.median(feats.bg_tint[:, 1])), 4),
     }
-    if is_empty:
+    if is_empty:  # (features are in spot_ids() order: the spots this camera sees)
         prof.empty_gray = [float(v) for v in feats.gray]
         prof.empty_tint = [(float(a), float(b)) for a, b in feats.tint]
         prof.empty_patches = reader.patches(image=image)
@@ -457,3 +512,32 @@ def calibrate(
     if any(isinstance(r, GridRegion) for r in regions):
         prof.alignment = prof.grid_alignment(image)
     return prof
+
+
+def combine(observations: Sequence[Observation]) -> Observation:
+    """One reading from several cameras' readings of the same board (e.g. one per layer).
+
+    Per spot: the known readings; where cameras disagree, ``?`` (never a guess).
+    """
+    if not observations:
+        raise CalibrationError("nothing to combine")
+    n = len(observations[0])
+    if any(len(o) != n for o in observations):
+        raise CalibrationError("observations of different boards")
+    states: list[str] = []
+    conf: list[float] = []
+    for i in range(n):
+        known = [(o.states[i], o.confidence[i]) for o in observations if o.states[i] != "?"]
+        tokens = {t for t, _ in known}
+        if len(tokens) == 1:
+            states.append(known[0][0])
+            conf.append(max(c for _, c in known))
+        else:
+            states.append("?")
+            conf.append(0.0)
+    return Observation(
+        states=tuple(states),
+        confidence=tuple(conf),
+        timestamp=max(o.timestamp for o in observations),
+        source="+".join(o.source for o in observations),
+    )

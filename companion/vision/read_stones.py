@@ -2,21 +2,27 @@
 
 How it reads (classic OpenCV, no model):
 
-1. One ``cv2.remap`` cuts a small square *tile* around every spot, taken on the plane at
-   mid-stone height (see :mod:`companion.vision.geometry`), so that in an oblique view the tile
-   is centred on the stone as the camera sees it, not on the hidden intersection.
-2. Per tile: the median brightness and the median colourfulness (chroma) in a central disc;
-   medians ignore grid lines, star points and a glare spot on a black stone.
-3. A *light model*: a smooth quadratic surface of empty-board brightness and chroma over the
-   board, fitted robustly (stones are outliers) -- or, with a calibration profile, the saved
-   empty-board appearance of every spot scaled to today's light. Dim, uneven or coloured light
-   changes board and stones alike, so stones are judged *relative to the board around them*.
-4. Black is much darker than the board; white is brighter and/or much less colourful than the
-   board, or stands out from the saved empty appearance. Anything between the clear bands is
-   ``?``: a wrong colour is far worse than unknown.
+1. One ``cv2.remap`` cuts a small square *tile* around every spot, centred where a stone on
+   it *shows*: in an oblique view a stone's top sits off its intersection, and the offset model
+   (:class:`~companion.vision.geometry.Offset`, measured from the clear stones by
+   :func:`estimate_offset`) says where. A second remap cuts tiles centred on the points
+   themselves, for the grid lines.
+2. Per spot: the median brightness and median chromaticity of a central disc (medians ignore
+   grid lines, star points and a glare spot on a black stone), and how clearly straight grid
+   lines cross the point itself (a stone, a hand or a sleeve hides them).
+3. A *light model*: smooth quadratic surfaces of empty-board brightness and tint, fitted
+   robustly (stones and hands are outliers) -- or, with a calibration profile, the saved
+   empty-board look of every spot scaled to today's light. Dim, uneven or coloured light
+   changes board and stones alike, so spots are judged *relative to the board around them*.
+4. Black is much darker than the board. White is brighter and far from the wood's tint, and
+   shares the tint of the clear white stones (a hand does not). Empty looks like the board and
+   shows its lines. With a saved empty look, a point that still matches it is empty and one
+   that does not holds something, named only if its colour is clear (so white magnetic stones
+   on a white board are read). Anything between the clear bands is ``?``, and a patch of
+   hidden points makes its surroundings ``?`` too: a wrong colour is far worse than unknown.
 
-Contract: :func:`read_board` raises :class:`VisionError` for an unusable image (empty, wrong
-type) or corners; it never invents a reading for a spot it cannot see (those come back ``?``).
+Contract: :class:`StoneReader` and :func:`read_board` raise :class:`VisionError` for an
+unusable image or corners; they never invent a reading for a spot they cannot see.
 """
 
 from __future__ import annotations
@@ -498,6 +504,7 @@ def _fit_surface(
 # hundredths. Wood is coloured and white stones are not, so white differs in tint even where
 # light makes the board as bright as a stone; glare on wood is bright but keeps the wood's tint.
 BLACK_BELOW = 0.50  # g below this: black
+DEEP_BLACK = 0.25  # g below this: a clearly black stone (its tint is the black stones' tint)
 NOT_BLACK_ABOVE = 0.70  # g above this: not black; between: unknown
 WHITE_MIN = 1.05  # a white stone is at least this bright ...
 WHITE_TINT = 3.0  # ... and this far from the board's tint,
@@ -532,6 +539,15 @@ def classify(
     conf = np.zeros(n)
 
     black = g < BLACK_BELOW
+    # A deep shadow on coloured wood is as dark as a stone but keeps the wood's tint; black
+    # stones do not. Where the clear black stones sit far from the board's tint, a merely
+    # dark spot must be far from it too.
+    deep = black & (g < DEEP_BLACK)
+    if deep.sum() >= 3:
+        typical = float(np.median(t[deep]))
+        if typical >= 8.0:
+            shadow = black & ~deep & (t < 0.25 * typical)
+            black &= ~shadow
     out[black] = BLACK
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 

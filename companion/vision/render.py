@@ -206,16 +206,22 @@ def render_board(
     nudge: float = 0.0,
     noise: float = 2.0,
     seed: int = 0,
+    corners: Sequence[Sequence[float]] | NDArray[np.float64] | None = None,
 ) -> Rendered:
     """Render ``rows`` (the photo-label format; ``layers * size`` rows for a stacked board).
 
     ``tilt`` (degrees, 0..50) leans the camera back from overhead so the far edge shrinks and
     stone tops show off their points; ``rotate`` turns the board in the image; ``fill`` is the
     share of the frame's height the boards take. ``nudge`` moves stones up to that many units
-    off their points. Raises :class:`VisionError` for rows that are not a board.
+    off their points. ``corners`` (four x, y per layer: TL, TR, BR, BL corner intersections)
+    places the boards exactly instead, overriding ``tilt``/``rotate``/``fill`` placement (the
+    stone-top offset still follows ``tilt``). Raises :class:`VisionError` for rows that are not
+    a board or corners that are not four points per layer.
     """
     size = size or len(rows) // layers
     boards = _tokens(rows, size, layers)
+    if corners is not None and np.asarray(corners, dtype=np.float64).size != 8 * layers:
+        raise VisionError(f"corners must be four x,y points per layer ({layers})")
     rng = np.random.default_rng(seed)
     frame = np.empty((height, width, 3), np.float32)
     table = np.array(rng.uniform([40, 60, 80], [120, 140, 170]), np.float32)
@@ -260,6 +266,14 @@ def render_board(
         quad = quad @ R.T + [cx, cy]
         src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
         H = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+        if corners is not None:
+            # the caller places the corner intersections (TL, TR, BR, BL) of each layer
+            quad_pts = np.asarray(corners, dtype=np.float32).reshape(layers, 4, 2)[layer]
+            grid_pts = np.array(
+                [[PPU, PPU], [size * PPU, PPU], [size * PPU, size * PPU], [PPU, size * PPU]],
+                np.float32,
+            )
+            H = cv2.getPerspectiveTransform(grid_pts, quad_pts)
         warped = cv2.warpPerspective(
             tex, H, (width, height), flags=cv2.INTER_LINEAR, borderValue=(-1, -1, -1)
         )
