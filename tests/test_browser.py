@@ -141,6 +141,10 @@ def test_marking_a_dead_group_changes_the_score(served: Any, page: Any) -> None:
     page.wait_for_selector("button[data-agree='0'][disabled]", timeout=2000)
     page.click("button[data-agree='1']")
     page.wait_for_selector("#score >> text=Result", timeout=2000)
+    # The page may show the Scored event a moment before the session folds GameEnded.
+    deadline = time.monotonic() + 2.0
+    while table.state.ended is None and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert table.state.ended is not None and table.state.ended.result.startswith("B+")
     page.screenshot(path=str(SHOTS / "scored.png"))
 
