@@ -98,6 +98,9 @@ class CameraTable:
         self.note = "starting the camera"
         self.frames = 0
         self.ended = False
+        #: Called with each observation read in play and its time, after the tracker's
+        #: intents for it were applied (the clock panel watches the board this way).
+        self.observers: list[Callable[[Observation, float], None]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -192,11 +195,14 @@ class CameraTable:
             self.table.frame = jpeg
             if self.table.state.phase != "play":
                 continue
+            now = clock()
             try:
-                for intent in tracker.update(obs, clock()):
+                for intent in tracker.update(obs, now):
                     self.table.apply(intent)
             except IllegalMove as exc:
                 self.note = f"the table refused what the camera saw: {exc}"
+            for observer in self.observers:
+                observer(obs, now)
 
     def _held(self, source: Any) -> Any:
         """A folder of photos is a series of still views: each photo is shown for one second
