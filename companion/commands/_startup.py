@@ -102,6 +102,16 @@ def describe(event: ev.Event, table: Any) -> str:
         return event.message
     if isinstance(event, ev.DiscrepancyCleared):
         return "the board matches the game again"
+    if isinstance(event, ev.CleanupStarted):
+        return "counting: mark the dead stones, then every player agrees"
+    if isinstance(event, ev.CleanupCancelled):
+        return "counting cancelled: play goes on"
+    if isinstance(event, ev.CleanupMarked):
+        return f"{', '.join(name(s) for s in event.spots)} marked {event.mark}"
+    if isinstance(event, ev.PlayerAgreed):
+        return f"{_player(started, event.player)} agrees"
+    if isinstance(event, ev.Scored):
+        return f"counted ({event.method}): {event.result}"
     if isinstance(event, ev.ClockSnapshot | ev.ClockPaused | ev.ClockResumed):
         snap = event.clock or {}
         states = snap.get("states") or []
