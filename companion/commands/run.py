@@ -62,6 +62,10 @@ from companion.table.clock import FLAG_POLICIES
 FRAME_SOURCES = ("picam", "usb", "dir", "video")
 SOURCES = (*FRAME_SOURCES, "sensors", "sim")
 
+#: Seconds between annotated camera pictures (for a page that attaches): headless, the loop
+#: spends its time reading the board, not drawing it (``companion bench loop`` measures this).
+PICTURE_EVERY = 1.0
+
 
 def _kind_module(kind: str) -> str:
     """The Python module a live frame source needs (picamera2 comes from apt on the Pi)."""
@@ -532,6 +536,7 @@ def _start_reader(
         profile=o["profile_path"],
         corners=o["quad"],
         still_time=o["still_time"],
+        picture_every=PICTURE_EVERY,
     )
     camera.observers += observe
     if kind in ("dir", "video"):
