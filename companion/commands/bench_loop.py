@@ -188,9 +188,14 @@ def _gomrade(fps: float, hold: float) -> Film | None:
     labels = [" ".join(read_label(GOMRADE / f"{n}.txt")).split() for n in names]
     corners = json.loads((GOMRADE.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     return make_film(
-        photos, labels, corners, 19, fps=fps, hold=hold,
+        photos,
+        labels,
+        corners,
+        19,
+        fps=fps,
+        hold=hold,
         label=f"gomrade testing_sequence ({len(photos)} photos, 1280x720)",
-    )  # fmt: skip
+    )
 
 
 def _rendered(fps: float, hold: float, moves: int, seed: int) -> Film:
@@ -216,9 +221,14 @@ def _rendered(fps: float, hold: float, moves: int, seed: int) -> Film:
         corners = shot.corners[0].tolist()
     assert corners is not None
     return make_film(
-        photos, positions, corners, 19, fps=fps, hold=hold,
+        photos,
+        positions,
+        corners,
+        19,
+        fps=fps,
+        hold=hold,
         label=f"rendered 19x19 game ({len(positions) - 1} moves, 1280x720)",
-    )  # fmt: skip
+    )
 
 
 class _Camera:
