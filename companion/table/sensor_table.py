@@ -25,7 +25,8 @@ from companion.table.tracker import Tracker
 class SensorTable:
     """Reads ``grid`` into ``table`` (a session or a Table host) on a thread.
 
-    ``still_time`` and ``max_unknown`` go to the :class:`Tracker`. ``observers`` are called
+    ``still_time`` and ``max_unknown`` go to the :class:`Tracker`; a failed scan is retried
+    after ``retry_after`` seconds. ``observers`` are called
     with each scan and its time after its intents were applied (the clock panel). Raises
     ValueError for a rate that is not positive.
     """
@@ -38,6 +39,7 @@ class SensorTable:
         rate: float = 20.0,
         still_time: float = 0.2,
         max_unknown: float = 0.02,
+        retry_after: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not rate > 0:
@@ -47,6 +49,7 @@ class SensorTable:
         self.rate = rate
         self.still_time = still_time
         self.max_unknown = max_unknown
+        self.retry_after = retry_after
         self._clock = clock
         self.observers: list[Callable[[Observation, float], None]] = []
         self.note = "starting the sensor grid"
@@ -84,7 +87,7 @@ class SensorTable:
                 obs = self.grid.scan()
             except CompanionError as exc:
                 self.note = f"the sensor grid failed: {exc}; trying again"
-                self._stop.wait(1.0)
+                self._stop.wait(self.retry_after)
                 due = self._clock()
                 continue
             self.scans += 1
