@@ -125,7 +125,7 @@ def describe(event: ev.Event, table: Any) -> str:
 
 def _face(state: dict[str, Any]) -> str:
     """A player's time as a clock face shows it (main, or the period in overtime)."""
-    left = float(state.get("period") if state.get("overtime") else state.get("main") or 0.0)
+    left = float(state.get("period" if state.get("overtime") else "main") or 0.0)
     minutes, seconds = divmod(int(left + 0.5), 60)
     extra = (
         f" ({state['periods']} periods)" if state.get("overtime") and state.get("periods") else ""

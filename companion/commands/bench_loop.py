@@ -81,11 +81,11 @@ def _hand_mask(
     x, y = palm
     mask = np.zeros((h, w), np.uint8)
     cv2.ellipse(
-        mask, (int(x), int(y)), (int(1.5 * spacing), int(1.9 * spacing)), 0, 0, 360, 255, -1
+        mask, (int(x), int(y)), (int(1.5 * spacing), int(1.9 * spacing)), 0, 0, 360, (255,), -1
     )
     edges = [(x, h + 60.0), (x, -60.0), (-60.0, y), (w + 60.0, y)]
     ex, ey = min(edges, key=lambda e: abs(e[0] - x) + abs(e[1] - y))
-    cv2.line(mask, (int(x), int(y)), (int(ex), int(ey)), 255, int(2.4 * spacing))
+    cv2.line(mask, (int(x), int(y)), (int(ex), int(ey)), (255,), int(2.4 * spacing))
     dx, dy = x - ex, y - ey
     norm = max(1e-6, float(np.hypot(dx, dy)))
     ux, uy = dx / norm, dy / norm
@@ -93,14 +93,14 @@ def _hand_mask(
         off = (k - 1.5) * 0.7 * spacing
         bx, by = x - uy * off, y + ux * off
         tip = (int(bx + ux * 3.0 * spacing), int(by + uy * 3.0 * spacing))
-        cv2.line(mask, (int(bx), int(by)), tip, 255, max(4, int(0.55 * spacing)))
+        cv2.line(mask, (int(bx), int(by)), tip, (255,), max(4, int(0.55 * spacing)))
     return mask
 
 
 def _paste_hand(
     image: np.ndarray[Any, Any], palm: tuple[float, float], spacing: float, seed: int
 ) -> np.ndarray[Any, Any]:
-    mask = _hand_mask(image.shape[:2], palm, spacing) > 0
+    mask = _hand_mask((image.shape[0], image.shape[1]), palm, spacing) > 0
     rng = np.random.default_rng(seed)
     out = image.copy()
     skin = np.array([105.0, 140.0, 200.0]) * rng.uniform(0.9, 1.1)
