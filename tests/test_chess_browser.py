@@ -93,7 +93,8 @@ def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
         page.wait_for_selector("#alerts:has-text('pawn promoted')")
         page.screenshot(path=str(SHOTS / "chess-table-question.png"))
         page.click("#question button[data-piece='N']")
-        page.wait_for_selector("#refusal:has-text('PIN')")  # spectators cannot answer
+        # spectators cannot answer (the refusal comes back from the server: wait for it)
+        page.locator("#refusal").filter(has_text="PIN").wait_for(timeout=5000)
         page.goto(url + "/login")
         page.fill("input[name=pin]", PIN)
         page.click("button[type=submit]")

@@ -91,6 +91,7 @@ def test_active_buzzer_and_led_on_warning(factory: MockFactory) -> None:
 
 def test_tonal_buzzer_tones(pwm_factory: MockFactory) -> None:
     with WarningOutputs(buzzer=12, tonal=True, pin_factory=pwm_factory) as out:
+        assert repr(out) == "<WarningOutputs TonalBuzzer=GPIO12>"
         pin = pwm_factory.pin(12)
         out.warn(ClockWarning(0, 3, final=False), now=0.0)
         assert pin.frequency == pytest.approx(440.0) and pin.state == 0.5

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import socket
 import sys
 import threading
 import time
@@ -29,37 +28,17 @@ from typing import Any
 
 import click
 
-from companion.errors import CompanionError, JournalError
+from companion.commands._startup import (
+    DEFAULT_JOURNAL,
+    journal_path,
+    open_table,
+    parse_corners,
+    sd_notify,
+    watchdog_interval,
+)
+from companion.errors import CompanionError
 
-DEFAULT_JOURNAL = Path("~/.local/share/companion/journal.sqlite")
-
-
-def sd_notify(message: str) -> bool:
-    """Send ``message`` to systemd's NOTIFY_SOCKET (no-op without one); True when sent."""
-    address = os.environ.get("NOTIFY_SOCKET")
-    if not address:
-        return False
-    if address.startswith("@"):
-        address = "\0" + address[1:]
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            sock.connect(address)
-            sock.sendall(message.encode())
-    except OSError:
-        return False
-    return True
-
-
-def watchdog_interval() -> float | None:
-    """Half of systemd's WatchdogSec for this process, or None when no watchdog is set."""
-    usec = os.environ.get("WATCHDOG_USEC")
-    pid = os.environ.get("WATCHDOG_PID")
-    if not usec or (pid and pid != str(os.getpid())):
-        return None
-    try:
-        return int(usec) / 2e6
-    except ValueError:
-        return None
+__all__ = ["DEFAULT_JOURNAL", "Ticker", "command", "find_camera", "sd_notify", "watchdog_interval"]
 
 
 def find_camera() -> str | None:
@@ -150,7 +129,7 @@ class Ticker:
 @click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
 @click.option(
     "--journal",
-    "journal_path",
+    "journal_option",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
@@ -218,7 +197,7 @@ def command(
     demo: bool,
     host: str,
     port: int,
-    journal_path: Path | None,
+    journal_option: Path | None,
     rules: str,
     board: str,
     time_control: str | None,
@@ -237,19 +216,12 @@ def command(
 
     from companion.demo import DemoTable
     from companion.demo.chess import ChessDemo
-    from companion.journal import Journal
     from companion.table.camera import CameraTable
     from companion.table.chess_state import is_chess
-    from companion.table.host import Table
     from companion.web.app import create_app
 
-    path = journal_path or Path(os.environ.get("COMPANION_JOURNAL") or DEFAULT_JOURNAL)
-    path = path.expanduser()
-    try:
-        journal = Journal(path)
-        table = Table.resume(journal, snapshot_every=snapshot_every)
-    except JournalError as exc:
-        raise click.ClickException(str(exc)) from None
+    path = journal_path(journal_option)
+    journal, table = open_table(path, snapshot_every=snapshot_every)
     if table.state.game is not None:
         click.echo(f"companion: resumed {table.summary()}")
     if log_events:
@@ -264,15 +236,7 @@ def command(
         if camera_spec is None:
             click.echo("no camera found: serving the demo game (use --source to pick one)")
             use_demo = True
-    quad = None
-    if corners is not None:
-        try:
-            values = [float(v) for v in corners.split(",")]
-        except ValueError:
-            values = []
-        if len(values) != 8:
-            raise click.BadParameter("give eight numbers x1,y1,...,x4,y4", param_hint="--corners")
-        quad = [values[i : i + 2] for i in range(0, 8, 2)]
+    quad = parse_corners(corners)
 
     feeder: DemoTable | ChessDemo | None = None
     camera: CameraTable | None = None

@@ -239,6 +239,12 @@ class DemoTable:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
+    @property
+    def done(self) -> bool:
+        """True once the thread has finished: the game played out (``loop=False``), stopped,
+        or failed (:attr:`error`)."""
+        return self._thread is not None and not self._thread.is_alive()
+
     def _wait(self, seconds: float) -> bool:
         return not self._stop.wait(seconds)
 

@@ -203,6 +203,9 @@ class GoGame:
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     player_names: ClassVar[tuple[str, ...]] = ("Black", "White")
+    #: What a flag fall does under these rules ("loss", "skip"); None: the time control's own
+    #: default (loss on time, except a turn limit, which skips the turn).
+    flag_policy: ClassVar[str | None] = None
 
     def __init__(
         self,

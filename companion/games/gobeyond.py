@@ -143,6 +143,8 @@ class GoBeyond(GoGame):
     min_players = 2
     max_players = 8
     player_names = ("Black", "White", "Red", "Green", "Yellow", "Cyan", "Magenta", "Orange")
+    #: "time limit for each turn (or else the turn is skipped)": a flag fall skips the turn.
+    flag_policy = "skip"
     #: The sheet's parameters (publisher's FAQ values); each one can be set per game by keyword.
     default_economy: ClassVar[Economy] = Economy()
     default_map: ClassVar[str] = "hex-5"

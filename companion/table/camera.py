@@ -72,7 +72,9 @@ class CameraTable:
 
     ``profile`` is a profile path; else ``corners`` (TL, TR, BR, BL corner intersections of a
     square grid, in pixels); else the board is found on the first frame. ``board`` is the
-    topology spec the camera looks at (grids; maps need a profile).
+    topology spec the camera looks at (grids; maps need a profile). ``picture_every``: seconds
+    (wall time) between annotated pictures for the camera page; 0 makes one every frame, more
+    spares the loop that work (about as long as reading the board) on the frames in between.
     """
 
     def __init__(
@@ -85,6 +87,7 @@ class CameraTable:
         corners: Sequence[Sequence[float]] | None = None,
         still_time: float = 0.5,
         open_source: Callable[..., Any] | None = None,
+        picture_every: float = 0.0,
     ) -> None:
         self.table = table
         self.source_spec = source
@@ -92,12 +95,17 @@ class CameraTable:
         self.profile_path = profile
         self.corners = corners
         self.still_time = still_time
+        self.picture_every = picture_every
+        self._picture_at: float | None = None
         self._open = open_source
         self.profile: Any = None
         self.still: np.ndarray[Any, Any] | None = None
         self.note = "starting the camera"
         self.frames = 0
         self.ended = False
+        #: Called with each observation read in play and its time, after the tracker's
+        #: intents for it were applied (the clock panel watches the board this way).
+        self.observers: list[Callable[[Observation, float], None]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -123,11 +131,17 @@ class CameraTable:
                     self.profile = calibrate(image, board=self.board, corners=quads, empty=False)
             return self.profile
 
+    def read_board(self, image: np.ndarray[Any, Any]) -> Observation:
+        """Read one frame's stones, without the picture (CompanionError when the board cannot
+        be found or read)."""
+        obs: Observation = self._ensure_profile(image).read(image)
+        return obs
+
     def read(self, image: np.ndarray[Any, Any]) -> tuple[Observation, bytes]:
         """Read one frame: the observation and the annotated JPEG (CompanionError when the
         board cannot be found or read)."""
+        obs = self.read_board(image)
         profile = self._ensure_profile(image)
-        obs: Observation = profile.read(image)
         points, spacing = self.points(profile, len(obs))
         links = list(profile.topology().links())
         return obs, annotate(image, points, spacing, obs, links)
@@ -181,22 +195,37 @@ class CameraTable:
                 return
             self.still = frame.image
             self.frames += 1
+            picture = self._picture_due()
             try:
-                obs, jpeg = self.read(frame.image)
+                if picture:
+                    obs, jpeg = self.read(frame.image)
+                else:
+                    obs, jpeg = self.read_board(frame.image), None
             except CompanionError as exc:
                 self.note = f"cannot read the board: {exc}"
                 ok, data = cv2.imencode(".jpg", frame.image)
                 self.table.frame = bytes(data.tobytes()) if ok else None
                 continue
             self.note = f"reading {obs.unknown} unknown spot(s)" if obs.unknown else "reading"
-            self.table.frame = jpeg
+            if jpeg is not None:
+                self.table.frame = jpeg
             if self.table.state.phase != "play":
                 continue
+            now = clock()
             try:
-                for intent in tracker.update(obs, clock()):
+                for intent in tracker.update(obs, now):
                     self.table.apply(intent)
             except IllegalMove as exc:
                 self.note = f"the table refused what the camera saw: {exc}"
+            for observer in self.observers:
+                observer(obs, now)
+
+    def _picture_due(self) -> bool:
+        now = time.monotonic()
+        if self._picture_at is None or now - self._picture_at >= self.picture_every:
+            self._picture_at = now
+            return True
+        return False
 
     def _held(self, source: Any) -> Any:
         """A folder of photos is a series of still views: each photo is shown for one second

@@ -15,8 +15,10 @@ stones). Controls are found by name in :data:`CONTROLS`; :func:`parse_spec` read
 
 Flag fall follows a policy: ``"loss"`` (the clock stops and names the player; the session ends
 the game on time) or ``"skip"`` (the turn is skipped at the exact flag time and the next player's
-clock starts, as GoBeyond's turn duration says). :class:`TurnLimit` defaults to ``"skip"``,
-every other control to ``"loss"``.
+clock starts, as GoBeyond's turn duration says) or ``"ignore"`` (the clock stops and names the
+player as under ``"loss"``, but the game goes on untimed: for friendly games, the fall is only
+announced and recorded). :class:`TurnLimit` defaults to ``"skip"``, every other control to
+``"loss"``.
 
 Power cuts: :meth:`GameClock.to_dict` snapshots the clock with the current turn's elapsed time;
 :meth:`GameClock.from_dict` restores it *paused*. The time the table was down is charged to
@@ -35,7 +37,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar, Literal
 
-FlagPolicy = Literal["loss", "skip"]
+FlagPolicy = Literal["loss", "skip", "ignore"]
+
+#: Every flag policy, for option lists (see the module docstring).
+FLAG_POLICIES: tuple[FlagPolicy, ...] = ("loss", "skip", "ignore")
 TurnEnd = Literal["move", "pass", "skip"]
 
 _EPS = 1e-9
@@ -526,8 +531,10 @@ class GameClock:
         if players < 1:
             raise ValueError("a clock needs at least one player")
         policy = flag_policy or control.default_policy
-        if policy not in ("loss", "skip"):
-            raise ValueError(f"flag policy must be 'loss' or 'skip', not {policy!r}")
+        if policy not in FLAG_POLICIES:
+            raise ValueError(
+                f"flag policy must be one of {', '.join(FLAG_POLICIES)}, not {policy!r}"
+            )
         self.control = control
         self.players = players
         self.flag_policy: FlagPolicy = policy
@@ -607,7 +614,7 @@ class GameClock:
                 break
             at = self._since + max(0.0, left)
             p = self.current
-            if self.flag_policy == "loss" or skips >= self.players:
+            if self.flag_policy != "skip" or skips >= self.players:
                 self._charged = allowed
                 self._since = None
                 self.flagged = p
@@ -715,6 +722,13 @@ class GameClock:
             props["OT"] = ot
         return props
 
+    def record_state(self, player: int, now: float | None = None) -> PlayerTime:
+        """What a game record shows for the turn ``player`` just ended (:meth:`TimeControl.
+        at_move`); before their first turn, or during their turn, their clock as of ``now``."""
+        if player in self._at_move and player != self.current:
+            return self._at_move[player]
+        return self.state(player, now)
+
     def sgf_move(self, player: int, now: float | None = None) -> dict[str, str]:
         """``BL``/``OB`` (player 0, black) or ``WL``/``OW`` (player 1, white) for the move that
         ``player`` just ended (call after that switch; before any move, the clock as it stands at
@@ -723,10 +737,7 @@ class GameClock:
         if player not in (0, 1):
             return {}
         colour = "BW"[player]
-        if player in self._at_move and player != self.current:
-            st = self._at_move[player]
-        else:
-            st = self.state(player, now)
+        st = self.record_state(player, now)
         props = {f"{colour}L": f"{round(self.control.countdown(st), 1):g}"}
         count = self.control.overtime_count(st)
         if count is not None:
@@ -749,6 +760,11 @@ class GameClock:
             "elapsed": self.elapsed(t) if self.current is not None else 0.0,
             "flagged": self.flagged,
             "moves": self.moves,
+            # What the record shows for each player's last turn (see at_move); None before it.
+            "at_move": [
+                self._at_move[p].to_dict() if p in self._at_move else None
+                for p in range(self.players)
+            ],
         }
 
     @classmethod
@@ -772,6 +788,10 @@ class GameClock:
             flagged = data.get("flagged")
             elapsed = float(data.get("elapsed", 0.0))
             game.moves = int(data.get("moves", 0))
+            at_move = data.get("at_move") or []
+            game._at_move = {
+                p: PlayerTime.from_dict(st) for p, st in enumerate(at_move) if st is not None
+            }
         except (KeyError, TypeError) as exc:
             raise ValueError(f"bad clock snapshot: {exc!r}") from exc
         if len(states) != game.players:

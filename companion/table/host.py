@@ -23,7 +23,7 @@ from companion.table.session import TableSession
 Session = TableSession | ChessTableSession
 
 #: Attributes a Table keeps across sessions and hands to each new one.
-_SHARED = ("render", "render_state", "frame")
+_SHARED = ("render", "render_state", "frame", "warners")
 
 
 def session_kind(rules: str) -> type[TableSession] | type[ChessTableSession]:

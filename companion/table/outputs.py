@@ -229,8 +229,15 @@ class WarningOutputs:
         self.close()
 
     def __repr__(self) -> str:
+        buzzer = self.buzzer
+        # A TonalBuzzer is a composite device: its pin is its PWM device's.
+        pin = (
+            buzzer.pwm_device.pin
+            if isinstance(buzzer, TonalBuzzer)
+            else getattr(buzzer, "pin", None)
+        )
         parts = [
             f"led={self.led.pin}" if self.led else "",
-            f"{type(self.buzzer).__name__}={self.buzzer.pin}" if self.buzzer else "",
+            f"{type(buzzer).__name__}={pin}" if buzzer else "",
         ]
         return "<WarningOutputs " + " ".join(p for p in parts if p) + ">"

@@ -34,7 +34,7 @@ from companion.errors import IllegalMove, JournalError
 from companion.games.go import LETTERS, Score
 from companion.journal import Journal
 from companion.table import intents as it
-from companion.table.clock import GameClock, parse_spec
+from companion.table.clock import ClockWarning, GameClock, parse_spec
 from companion.table.state import TableState
 
 #: Page controls and what they need (see :meth:`TableSession.control`).
@@ -172,6 +172,9 @@ class TableSession:
         self.render: Callable[[ev.Event], Any] = lambda e: e
         #: Called with every stored event, inside the lock, after it is applied (logging).
         self.listeners: list[Callable[[ev.Event], None]] = []
+        #: Called by :meth:`tick`, inside the lock, with each countdown warning of the running
+        #: clock (the clock's warning LED and buzzer, :mod:`companion.table.panel`).
+        self.warners: list[Callable[[ClockWarning], None]] = []
         #: The latest annotated camera frame (JPEG bytes), set by a camera loop if any.
         self.frame: bytes | None = None
 
@@ -271,8 +274,13 @@ class TableSession:
         knobs: dict[str, Any] | None = None,
         players: Iterable[str] | None = None,
         time_control: str | None = None,
+        flag_policy: str | None = None,
     ) -> ev.GameStarted:
-        """Start a new game (the old one stays in the archive). ValueError for bad settings."""
+        """Start a new game (the old one stays in the archive). ValueError for bad settings.
+
+        ``flag_policy`` ("loss", "skip", "ignore"; see :mod:`companion.table.clock`) defaults to
+        the rules' own (``flag_policy`` of the game class: GoBeyond skips), else the time
+        control's (loss on time; a turn limit skips). It is kept in the clock's snapshots."""
         knobs = dict(knobs or {})
         control = parse_spec(time_control) if time_control else None
         probe = TableState.build_game(
@@ -283,7 +291,13 @@ class TableSession:
             knobs["players"] = len(names)
         with self.lock:
             if control is not None:
-                self.clock = GameClock(control, len(names), clock=self._now)
+                policy = flag_policy or type(probe).flag_policy
+                self.clock = GameClock(
+                    control,
+                    len(names),
+                    flag_policy=policy,  # type: ignore[arg-type]  # checked by GameClock
+                    clock=self._now,
+                )
             else:
                 self.clock = None
             event = ev.GameStarted(
@@ -342,6 +356,10 @@ class TableSession:
                 elif change.kind == "skip":
                     out.append(self._accept(ev.Skipped(player=change.player)))
                     out.extend(self._after_turn())
+            if self.warners:  # after the flag falls above, so warnings never apply one unseen
+                for warning in clock.warnings(now):
+                    for warner in self.warners:
+                        warner(warning)
             if not out and clock.running and now - self._last_snapshot >= self.snapshot_every:
                 out.append(self._accept(ev.ClockSnapshot()))
             return out

@@ -161,9 +161,15 @@ class TableState:
 
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
         """Under a loss-on-time policy the snapshot names the flagged player: the game ends.
-        Under the skip policy a Skipped event follows instead."""
+        Under the skip policy a Skipped event follows instead; under "ignore" play goes on."""
         game = self._need_game()
-        if e.clock is not None and e.clock.get("flagged") == e.player and not game.over:
+        clock = e.clock
+        if (
+            clock is not None
+            and clock.get("flagged") == e.player
+            and clock.get("flag_policy") != "ignore"
+            and not game.over
+        ):
             game.lose_on_time(e.player)
             self.phase = "over"
 

@@ -19,20 +19,19 @@ _TURNS = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned)
 
 
 def _reading(event: ev.Event) -> tuple[ClockReading, ...]:
+    """The mover's clock as the record shows it (:meth:`GameClock.record_state`: byo-yomi gives
+    the period left before it refills), from the snapshot stored with the turn."""
     snap = getattr(event, "clock", None)
     player = getattr(event, "player", None)
     if not snap or player is None:
         return ()
     try:
-        st = snap["states"][player]
-    except (KeyError, IndexError, TypeError):
+        clock = GameClock.from_dict(snap)
+        st = clock.record_state(int(player))
+    except (KeyError, IndexError, TypeError, ValueError):
         return ()
-    overtime = bool(st.get("overtime"))
-    left = float(st["period"] if overtime else st["main"])
-    moves_left = None
-    if overtime:
-        moves_left = int(st.get("periods") or st.get("stones") or 0) or None
-    return (ClockReading(player, round(left, 1), moves_left),)
+    control = clock.control
+    return (ClockReading(player, round(control.countdown(st), 1), control.overtime_count(st)),)
 
 
 def record_of(events: Iterable[ev.Event]) -> GameRecord:
