@@ -269,3 +269,96 @@ def test_a_grid_still_takes_four_corners() -> None:
     body = {"name": "x", "image": [640, 480], "corners": [[1, 1], [90, 1], [90, 90], [1, 90]]}
     checked = calibration_profile(body, board=None, default_board="13x9")
     assert checked["regions"] == [checked["corners"]] and checked["board"] == "13x9"
+
+
+# ---------------------------------------------------------------------------------- browser
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+def test_browser_fits_a_map_drags_a_spot_and_saves(
+    tmp_path: Path, torus: tuple[Rendered, dict[str, list[float]]]
+) -> None:
+    """In chromium: fit the map with its four handles, drag one spot off its stone (the read
+    loses the stone) and back on, save; the saved profile has the spot where it was dropped."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import os
+    import tempfile
+    import threading
+
+    from waitress.server import create_server
+
+    r, spots = torus
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    table.start_game("gobeyond", "torus-9", players=("Ann", "Bob"))
+    camera = CameraTable(table, "dir:nowhere", board="torus-9")
+    camera.still = r.image
+    app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="shots-"))
+    topo = from_spec("torus-9")
+    # where the map's box corners (half a spacing round the spots) belong in the picture
+    H = homography(r.corners[0], 9)
+    box = project(H, np.array([[-0.5, -0.5], [8.5, -0.5], [8.5, 8.5], [-0.5, 8.5]]))
+    errors: list[str] = []
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM),
+                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
+            )
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url + "/login")
+            page.fill("input[name=pin]", PIN)
+            page.click("button[type=submit]")
+            page.goto(url + "/calibrate")
+            assert page.locator("circle.spot").count() == len(topo)
+            result = page.locator("#calib-result")
+            result.locator("text=the reader sees").wait_for(timeout=5000)
+            frame = page.locator("#overlay").bounding_box()
+            scale = frame["width"] / r.image.shape[1]
+
+            def on_page(x: float, y: float) -> tuple[float, float]:
+                return frame["x"] + x * scale, frame["y"] + y * scale
+
+            def drag(selector: str, to: tuple[float, float]) -> None:
+                handle = page.locator(selector).bounding_box()
+                page.mouse.move(
+                    handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
+                )
+                page.mouse.down()
+                page.mouse.move(*on_page(*to), steps=4)
+                page.mouse.up()
+
+            for i, corner in enumerate(box):
+                drag(f'rect.frame-handle[data-i="{i}"]', (corner[0], corner[1]))
+            result.locator("text=the reader sees 2 black, 2 white, 0 unsure").wait_for(timeout=5000)
+            black = spots["1,1"]
+            away = project(H, np.array([[1.5, 1.5]]))[0]  # between points, no stone
+            drag('circle.spot[data-id="1,1"]', (away[0], away[1]))
+            result.locator("text=the reader sees 1 black, 2 white").wait_for(timeout=5000)
+            assert page.locator('circle.spot.moved[data-id="1,1"]').count() == 1
+            drag('circle.spot[data-id="1,1"]', (black[0], black[1]))
+            result.locator("text=the reader sees 2 black, 2 white, 0 unsure").wait_for(timeout=5000)
+            page.fill("input[name=name]", "torus-table")
+            page.click("#calib-form button[type=submit]")
+            result.locator("text=saved").wait_for(timeout=5000)
+            page.screenshot(path=str(shots / "calibrate-map.png"), full_page=True)
+            browser.close()
+    finally:
+        server.close()
+        thread.join(5)
+        table.journal.close()
+    assert not errors, errors
+    profile = load_profile(tmp_path / "calibration" / "torus-table.json")
+    (region,) = profile.regions
+    assert isinstance(region, SpotRegion)
+    placed = np.array(region.spots)
+    truth = np.array([spots[k] for k in topo.ids])
+    assert np.abs(placed - truth).max() < 3.0  # within a screen pixel or two of the truth
+    assert profile.read(r.image).states == r.tokens

@@ -92,7 +92,7 @@
     pts.forEach((p, i) => {
       const moved = nudges[i][0] !== 0 || nudges[i][1] !== 0;
       s += `<circle class="spot${moved ? " moved" : ""}" data-kind="spot" data-i="${i}" data-id="${esc(topo.ids[i])}" cx="${p[0]}" cy="${p[1]}" r="${rs}"><title>spot ${esc(topo.ids[i])}</title></circle>`;
-      if (sp > 24) s += `<text class="spot-label" x="${p[0] + rs * 1.1}" y="${p[1] - rs * 1.1}" font-size="${Math.min(sp * 0.28, r * 1.2)}">${esc(topo.ids[i])}</text>`;
+      if (sp > 24) s += `<text class="spot-label" x="${p[0] + rs * 1.1}" y="${p[1] - rs * 1.1}" font-size="${Math.min(sp * 0.22, r)}">${esc(topo.ids[i])}</text>`;
     });
     frame.forEach((p, i) => { s += `<rect class="handle frame-handle" data-kind="frame" data-i="${i}" x="${p[0] - r}" y="${p[1] - r}" width="${2 * r}" height="${2 * r}"><title>map corner ${i + 1}</title></rect>`; });
     return s;
