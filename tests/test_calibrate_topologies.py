@@ -327,7 +327,10 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
                 return frame["x"] + x * scale, frame["y"] + y * scale
 
             def drag(selector: str, to: tuple[float, float]) -> None:
+                # the overlay is redrawn when a read comes back: wait until none is under way
+                page.locator("#calib:not(.reading)").wait_for(timeout=5000)
                 handle = page.locator(selector).bounding_box()
+                assert handle is not None, selector
                 page.mouse.move(
                     handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
                 )

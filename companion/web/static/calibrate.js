@@ -237,8 +237,10 @@
   // What the reader sees with what is placed now, at once (stale answers are dropped).
   async function preview() {
     const mine = ++asked;
+    root.classList.add("reading");
     const data = await companion.post("/api/calibration/preview", placed("preview"));
     if (mine !== asked) return;
+    root.classList.remove("reading");
     if (!data.ok) { say(data.error, true); reads = []; draw(); return; }
     reads = data.points.map((p, i) => [p[0], p[1], data.states[i]]).filter((r) => r[2] !== ".");
     say(summary(data.states), false);
