@@ -348,6 +348,13 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
             assert page.locator('circle.spot.moved[data-id="1,1"]').count() == 1
             drag('circle.spot[data-id="1,1"]', (black[0], black[1]))
             result.locator("text=the reader sees 2 black, 2 white, 0 unsure").wait_for(timeout=5000)
+            spot = page.locator('circle.spot[data-id="1,1"]')
+            x0 = float(spot.get_attribute("cx") or "nan")
+            page.keyboard.press("Shift+ArrowRight")  # precise adjustment of the last one dragged
+            assert float(spot.get_attribute("cx") or "nan") == pytest.approx(x0 + 10)
+            for _ in range(10):
+                page.keyboard.press("ArrowLeft")
+            assert float(spot.get_attribute("cx") or "nan") == pytest.approx(x0)
             page.fill("input[name=name]", "torus-table")
             page.click("#calib-form button[type=submit]")
             result.locator("text=saved").wait_for(timeout=5000)

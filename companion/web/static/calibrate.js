@@ -255,6 +255,7 @@
   document.getElementById("refresh").addEventListener("click", () => { img.src = "/camera.jpg?t=" + Date.now(); });
   document.getElementById("calib-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    clearTimeout(timer); asked++; root.classList.remove("reading");  // no read answer after this
     const data = await companion.post("/api/calibration", placed(ev.target.elements.name.value.trim()));
     say(data.ok ? `saved ${data.saved}` : data.error, !data.ok);
   });
