@@ -269,6 +269,9 @@ def test_a_grid_still_takes_four_corners() -> None:
     body = {"name": "x", "image": [640, 480], "corners": [[1, 1], [90, 1], [90, 90], [1, 90]]}
     checked = calibration_profile(body, board=None, default_board="13x9")
     assert checked["regions"] == [checked["corners"]] and checked["board"] == "13x9"
+    flat = dict(body, corners=[[1, 1], [50, 1], [90, 1], [1, 90]])
+    with pytest.raises(ValueError, match="three corners lie on one line"):
+        calibration_profile(flat, board=None, default_board="13x9")
 
 
 # ---------------------------------------------------------------------------------- browser

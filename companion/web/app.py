@@ -528,6 +528,8 @@ def _quad(corners: Any, size: list[int], where: str = "") -> list[list[float]]:
         bx, by = points[(i + 1) % 4]
         cx, cy = points[(i + 2) % 4]
         cross = (bx - ax) * (cy - by) - (by - ay) * (cx - bx)
+        if cross == 0:
+            raise ValueError(f"{where}three corners lie on one line: spread them to the corners")
         signs.add(cross > 0)
     if len(signs) != 1:
         raise ValueError(f"{where}the corners cross over: place them clockwise from the top left")
