@@ -5,7 +5,10 @@ boards (``B`` Black, ``W`` White, ``.`` empty; top row first)."""
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -291,7 +294,11 @@ def test_estimate_gives_gobeyond_projected_points(table: TableSession, client: F
         f"projected final points: Ann {points['B']:g}, Bob {points['W']:g}, "
         f"Cy {points['R']:g} (estimate)"
     )
-    assert {p for p in data["owners"] if p is not None} <= {0, 1, 2}
+    owners = {p for p in data["owners"] if p is not None}
+    assert owners and owners <= {0, 1, 2}
+    # Shading strength: 0 at an even three-way split, 1 when always that player's.
+    for share, strength in zip(data["shares"], data["strength"], strict=True):
+        assert strength == pytest.approx(max(0.0, (share - 1 / 3) / (2 / 3)), abs=0.002)
 
 
 def test_no_game_no_estimate(tmp_path: Path) -> None:
@@ -299,3 +306,84 @@ def test_no_game_no_estimate(tmp_path: Path) -> None:
     app = create_app(table, pin=PIN)
     resp = app.test_client().get("/api/estimate")
     assert resp.status_code == 409 and "no Go game" in resp.get_json()["error"]
+
+
+# ---------------------------------------------------------------------- in a browser
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-est-"))
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+def test_estimate_button_and_cleanup_suggestion_in_chromium(tmp_path: Path) -> None:
+    """Estimate shows shading, the result and the unsure groups, a second tap hides it; the
+    cleanup screen opens with the suggestion marked and its unsure groups ringed. Screenshots
+    go to ``$COMPANION_SCREENSHOTS`` for a person to look at."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from waitress.server import create_server
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    table.start_game("chinese", "9", players=("Ann", "Bob"))
+    play_diagram(table, CORNER_RACE)
+    server = create_server(create_app(table, pin=PIN), host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.effective_port}/"
+    errors: list[str] = []
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM),
+                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
+            )
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url)
+            page.wait_for_selector(".status.live", timeout=5000)
+            page.click("#estimate-btn")  # a spectator: no PIN needed
+            page.locator("#estimate .headline").wait_for(timeout=10000)
+            assert page.locator("#estimate .headline").inner_text().endswith("(estimate)")
+            assert page.locator("rect.own").count() > 20  # ownership shading
+            assert page.locator(".shade-over circle.unsure-ring").count() == 8  # B9, C9 chains
+            assert "unsure: B9, C9" in page.inner_text("#estimate")
+            page.screenshot(path=str(SHOTS / "estimate-grid.png"))
+            page.click("#estimate-btn")  # a second tap hides it
+            page.locator("#estimate").wait_for(state="hidden", timeout=2000)
+            assert page.locator("rect.own").count() == 0
+            # The game ends by passes: cleanup opens with the suggestion marked.
+            end_by_passes(table)
+            page.locator("#cleanup .suggestion").wait_for(timeout=10000)
+            dead = table.state.dead
+            assert dead and page.locator("circle.stone.dead").count() == len(dead)
+            assert page.locator(".marks circle.unsure-ring").count() == 8
+            text = page.inner_text("#cleanup")
+            assert "these groups are unsure: B9, C9" in text
+            assert "If the game ended now" in page.inner_text("#score")  # not scored yet
+            page.screenshot(path=str(SHOTS / "cleanup-suggestion.png"))
+            # Other boards: the stacked board and a map get shading per spot too.
+            table.start_game("stacked", "2x9x9")
+            for spot in (40, 81 + 31, 81 + 40, 30):
+                table.apply(it.PlayIntent(spot, table.state.game.to_move))  # type: ignore[union-attr]
+            page.locator('circle.stone[data-spot="30"]').wait_for(timeout=5000)
+            page.click("#estimate-btn")
+            page.locator("#estimate .headline").wait_for(timeout=10000)
+            assert page.locator("rect.own").count() > 20
+            page.screenshot(path=str(SHOTS / "estimate-stacked.png"))
+            table.start_game(
+                "gobeyond", "hex-5", players=("Ann", "Bob", "Cy"), knobs={"starting": 50}
+            )
+            for spot in (10, 20, 30, 11, 21, 31):
+                table.apply(it.PlayIntent(spot, table.state.game.to_move))  # type: ignore[union-attr]
+            # The shown estimate follows the game to the new board.
+            page.locator("#estimate .headline >> text=projected final points").wait_for(
+                timeout=10000
+            )
+            assert page.locator("circle.own").count() > 0
+            page.screenshot(path=str(SHOTS / "estimate-gobeyond.png"))
+            browser.close()
+    finally:
+        table.close()
+        server.close()
+        thread.join(5)
+        table.journal.close()
+    assert not errors, errors

@@ -72,17 +72,28 @@ def position_key(game_id: int, game: GoGame) -> Hashable:
 
 def view(game: GoGame, est: Estimate) -> dict[str, Any]:
     """The page's JSON: :func:`~companion.games.estimate.to_json` plus, per spot index,
-    ``owners`` (the likeliest final owner or None) and ``shares`` (how often that owner ends
-    with the spot), ``dead_spots``/``unsure_spots``/``dame_spots`` as spot indexes and
-    ``unsure_groups`` (one name per unsure chain)."""
+    ``owners`` (the likeliest final owner, None when no player ends with the spot more often
+    than an even split would give), ``shares`` (how often that owner ends with it) and
+    ``strength`` (0 at an even split, 1 when always that owner's: what the shading shows),
+    ``dead_spots``/``unsure_spots``/``dame_spots`` as spot indexes and ``unsure_groups`` (one
+    name per unsure chain)."""
     data = to_json(game, est)
-    n = len(game.board)
-    owners = [est.owner(s) for s in range(n)]
+    players = len(est.shares)
+    even = 1.0 / players
+    owners: list[int | None] = []
+    shares: list[float] = []
+    for s in range(len(game.board)):
+        best = max(range(players), key=lambda p: est.shares[p][s])
+        share = est.shares[best][s]
+        owners.append(best if share > even else None)
+        shares.append(round(share, 3))
     data.update(
         {
             "owners": owners,
-            "shares": [
-                round(est.shares[p][s], 3) if p is not None else 0.0 for s, p in enumerate(owners)
+            "shares": shares,
+            "strength": [
+                round(max(0.0, (share - even) / (1.0 - even)), 3) if players > 1 else 1.0
+                for share in shares
             ],
             "dead_spots": sorted(est.dead),
             "unsure_spots": sorted(est.unsure),

@@ -140,7 +140,7 @@ class BoardView {
     const cell = this.topo.kind !== "map";
     est.owners.forEach((p, i) => {
       if (p === null || p === undefined) return;
-      const strength = Math.max(0, Math.min(1, (est.shares[i] - 0.5) * 2));
+      const strength = est.strength[i];
       const [x, y] = xy[i];
       if (board[i] === p) return;  // the owner's own stone: nothing to show
       if (board[i] >= 0) {  // a stone the estimate gives to another player
