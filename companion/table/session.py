@@ -11,6 +11,9 @@ Contract:
 - A failed journal write raises :class:`~companion.errors.JournalError`; the session then
   reloads its state from the journal, so memory never runs ahead of the disk.
 - :meth:`TableSession.resume` rebuilds the latest game from the journal after a crash.
+- Cleanup starts from the estimate's suggestion (``suggest``): worked out on a background
+  thread, journaled as :class:`~companion.events.CleanupSuggested` only while no player has
+  marked or agreed, never scored until every player agrees.
 
 Clock downtime policy (after a crash or power cut): the clock is restored from the last snapshot
 in the journal (taken at every move and every ``snapshot_every`` seconds while it runs) and

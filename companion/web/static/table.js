@@ -194,7 +194,7 @@
       case "DiscrepancyCleared": return "the board matches the game again";
       case "RemovalRequested": return e.message;
       case "CleanupStarted": return "the game is over: cleanup";
-      case "CleanupSuggested": return `the estimate suggested ${e.dead.length} dead and ${e.no_mans_land.length} dame (${e.result})${e.unsure.length ? `, unsure of ${e.unsure.map(spotName).join(" ")}` : ""}`;
+      case "CleanupSuggested": return `the estimate suggested ${e.dead.length} dead and ${e.no_mans_land.length} dame (${e.result})${e.unsure.length ? `, unsure of ${e.unsure.length} stone${e.unsure.length > 1 ? "s" : ""}` : ""}`;
       case "CleanupMarked": return `${e.spots.map(spotName).join(" ")} marked ${e.mark === "nml" ? "no-man's-land" : e.mark}`;
       case "PlayerAgreed": return `${name(e.player)} agreed`;
       case "Scored": return `counted: ${e.result}`;
