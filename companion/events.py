@@ -272,3 +272,21 @@ class PromotionAsked(Event):
     player: int
     turns: tuple[str, ...]
     clock: Snapshot | None = None
+
+
+# --- the estimate's cleanup suggestion (companion.table.estimates) ----------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CleanupSuggested(Event):
+    """The estimate's suggestion, journaled when cleanup begins and before any player marks:
+    it pre-sets ``dead`` (whole chains) and ``no_mans_land`` (dame) as the cleanup marks and
+    names the stones it is ``unsure`` about; ``result`` is what it would count. The players'
+    own changes follow as CleanupMarked events, so the record tells the suggestion from them.
+    Nothing is scored until every player agrees."""
+
+    dead: tuple[int, ...] = ()
+    no_mans_land: tuple[int, ...] = ()
+    unsure: tuple[int, ...] = ()
+    result: str = ""
+    playouts: int = 0

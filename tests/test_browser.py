@@ -35,7 +35,8 @@ SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix=
 def served(tmp_path: Path) -> Iterator[tuple[str, TableSession]]:
     from waitress.server import create_server
 
-    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    # suggest=False: the cleanup test marks by hand (the suggestion: test_estimate_page.py)
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
     table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:10m+5x30s")
     server = create_server(create_app(table, pin=PIN), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)

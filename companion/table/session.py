@@ -11,6 +11,9 @@ Contract:
 - A failed journal write raises :class:`~companion.errors.JournalError`; the session then
   reloads its state from the journal, so memory never runs ahead of the disk.
 - :meth:`TableSession.resume` rebuilds the latest game from the journal after a crash.
+- Cleanup starts from the estimate's suggestion (``suggest``): worked out on a background
+  thread, journaled as :class:`~companion.events.CleanupSuggested` only while no player has
+  marked or agreed, never scored until every player agrees.
 
 Clock downtime policy (after a crash or power cut): the clock is restored from the last snapshot
 in the journal (taken at every move and every ``snapshot_every`` seconds while it runs) and
@@ -22,6 +25,7 @@ GoBeyond turn limit resumes with the time it had left at that snapshot.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -33,9 +37,12 @@ from companion import events as ev
 from companion.errors import IllegalMove, JournalError
 from companion.games.go import LETTERS, Score
 from companion.journal import Journal
+from companion.table import estimates
 from companion.table import intents as it
 from companion.table.clock import ClockWarning, GameClock, parse_spec
 from companion.table.state import TableState
+
+log = logging.getLogger(__name__)
 
 #: Page controls and what they need (see :meth:`TableSession.control`).
 CONTROLS = (
@@ -150,6 +157,8 @@ class TableSession:
     """Owns the game state, the live clock and the journal (see the module docstring).
 
     ``clock`` is the monotonic time source for the game clock (injected in tests).
+    ``suggest``: when cleanup begins, the estimate's dead stones and dame are worked out on a
+    background thread and journaled as the starting marks (:meth:`wait_for_suggestion`).
     ``render`` turns each accepted event into the payload subscribers receive (the web app sets
     it to build SSE frames once for all spectators); by default the payload is the event.
     """
@@ -160,8 +169,13 @@ class TableSession:
         *,
         clock: Callable[[], float] = time.monotonic,
         snapshot_every: float = 5.0,
+        suggest: bool = True,
     ) -> None:
         self.journal = journal
+        self.suggest = suggest
+        self._suggester: threading.Thread | None = None
+        self._suggesting_for: tuple[int, int, int] | None = None
+        self._closed = False
         self._now = clock
         self.snapshot_every = snapshot_every
         self.lock = threading.RLock()
@@ -196,6 +210,8 @@ class TableSession:
             game = state.game
             if game is not None and not game.over and clock.flagged is None:
                 session._accept(ev.ClockResumed(), clock_change=lambda now: clock.resume(now))
+        if state.phase == "cleanup":
+            session._suggest_soon()  # the table went down before the suggestion was stored
         return session
 
     def _reload(self) -> None:
@@ -205,7 +221,9 @@ class TableSession:
         self.clock = GameClock.from_dict(snap, clock=self._now) if snap else None
 
     def close(self) -> None:
+        self._closed = True
         self.hub.close()
+        self.wait_for_suggestion(timeout=5.0)
 
     def subscribe(self) -> Subscription:
         return self.hub.subscribe()
@@ -238,6 +256,8 @@ class TableSession:
             if isinstance(stored, ev.GameStarted):
                 state = self.state = TableState(game_id=self.journal.current_game or 0)
             state.apply(stored)
+            if isinstance(stored, ev.CleanupStarted):
+                self._suggest_soon()
             for listener in self.listeners:
                 listener(stored)
             payload = self.render(stored)
@@ -261,9 +281,61 @@ class TableSession:
             dead=set(state.dead),
             no_mans_land=set(state.no_mans_land),
             agreed=set(state.agreed),
+            suggested=state.suggested,
+            players_marked=state.players_marked,
         )
         trial.apply(event)
         return trial
+
+    # ------------------------------------------------------------------ the cleanup suggestion
+    def _position(self) -> tuple[int, int, int] | None:
+        game = self.state.game
+        return None if game is None else (self.state.game_id, len(game.moves), game.hash)
+
+    def _suggest_soon(self) -> None:
+        """Start working out the cleanup suggestion on a copy of the game (caller holds the
+        lock). Nothing happens when suggestions are off, one is stored already, a player has
+        marked, or the same position is being worked on."""
+        state, game = self.state, self.state.game
+        if not self.suggest or self._closed or game is None or state.phase != "cleanup":
+            return
+        if state.suggested is not None or state.players_marked:
+            return
+        position, running = self._position(), self._suggester
+        if running is not None and running.is_alive() and self._suggesting_for == position:
+            return
+        thread = threading.Thread(
+            target=self._suggest, args=(position, game.copy()), name="suggest", daemon=True
+        )
+        self._suggester, self._suggesting_for = thread, position
+        thread.start()
+
+    def _suggest(self, position: tuple[int, int, int] | None, game: Any) -> None:
+        """The suggestion thread: estimate, then journal it if the cleanup it was made for is
+        still waiting for one (the players may have marked, agreed or gone back to play)."""
+        try:
+            event = estimates.suggestion(game)
+        except (ValueError, IllegalMove) as exc:
+            log.warning("no cleanup suggestion: %s", exc)
+            return
+        with self.lock:
+            state = self.state
+            if self._closed or self._position() != position or state.phase != "cleanup":
+                return
+            if state.suggested is not None or state.players_marked:
+                return
+            try:
+                self._accept(event)
+            except (IllegalMove, JournalError) as exc:
+                log.warning("the cleanup suggestion was not stored: %s", exc)
+
+    def wait_for_suggestion(self, timeout: float | None = None) -> bool:
+        """Wait until no suggestion is being worked out; False when ``timeout`` ran out."""
+        thread = self._suggester
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
 
     # ------------------------------------------------------------------ games
     def start_game(
@@ -673,6 +745,8 @@ class TableSession:
                     "paused": state.paused,
                     "dead": sorted(state.dead),
                     "no_mans_land": sorted(state.no_mans_land),
+                    "suggested": self._suggested_view(),
+                    "suggesting": self._suggesting(),
                     "score": score,
                     "points_history": state.points_history if isinstance(live_points, list) else [],
                     "clock": self.clock_view(),
@@ -685,6 +759,32 @@ class TableSession:
                 }
             )
             return out
+
+    def _suggested_view(self) -> dict[str, Any] | None:
+        """The cleanup suggestion as the page shows it: its marks, its unsure stones and one
+        name per unsure group (None without a suggestion in this cleanup)."""
+        s, game = self.state.suggested, self.state.game
+        if s is None or game is None:
+            return None
+        return {
+            "dead": list(s.dead),
+            "no_mans_land": list(s.no_mans_land),
+            "unsure": list(s.unsure),
+            "unsure_groups": estimates.group_names(game, s.unsure),
+            "result": s.result,
+            "playouts": s.playouts,
+        }
+
+    def _suggesting(self) -> bool:
+        """Whether a suggestion is being worked out for this cleanup."""
+        state, thread = self.state, self._suggester
+        return (
+            state.phase == "cleanup"
+            and state.suggested is None
+            and not state.players_marked
+            and thread is not None
+            and thread.is_alive()
+        )
 
     def alerts(self) -> list[str]:
         """What the players must do or know, in plain words, most urgent first."""

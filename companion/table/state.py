@@ -44,6 +44,10 @@ class TableState:
     last_seq: int = 0
     #: Points of each player after each move (GoBeyond's live points; empty otherwise).
     points_history: list[tuple[int, ...]] = field(default_factory=list)
+    #: The estimate's suggestion in this cleanup (None before it came, or without one).
+    suggested: ev.CleanupSuggested | None = None
+    #: A player has marked or agreed in this cleanup: a suggestion may no longer replace marks.
+    players_marked: bool = False
 
     @classmethod
     def from_events(cls, events: list[ev.Event], *, game_id: int = 0) -> TableState:
@@ -146,6 +150,7 @@ class TableState:
         self.agreed.clear()
         self.removal = None
         self.discrepancy = None
+        self.suggested = None
 
     def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
         self._play_phase()
@@ -191,6 +196,8 @@ class TableState:
         self.dead.clear()
         self.no_mans_land.clear()
         self.agreed.clear()
+        self.suggested = None
+        self.players_marked = False
 
     def _on_CleanupCancelled(self, e: ev.CleanupCancelled) -> None:
         if self.phase != "cleanup":
@@ -199,6 +206,7 @@ class TableState:
         self.dead.clear()
         self.no_mans_land.clear()
         self.agreed.clear()
+        self.suggested = None
 
     def _on_CleanupMarked(self, e: ev.CleanupMarked) -> None:
         game = self._need_game()
@@ -220,6 +228,7 @@ class TableState:
             elif e.mark == "nml":
                 self.no_mans_land.add(spot)
         self.agreed.clear()
+        self.players_marked = True
 
     def _on_PlayerAgreed(self, e: ev.PlayerAgreed) -> None:
         game = self._need_game()
@@ -228,6 +237,26 @@ class TableState:
         if e.player not in game.active_players:
             raise IllegalMove("not allowed", f"player {e.player} is not in this game")
         self.agreed.add(e.player)
+        self.players_marked = True
+
+    def _on_CleanupSuggested(self, e: ev.CleanupSuggested) -> None:
+        """The estimate's marks replace the (empty) marking: only once per cleanup and only
+        before any player marked or agreed, so a suggestion never overrides the players."""
+        game = self._need_game()
+        if self.phase != "cleanup":
+            raise IllegalMove("not allowed", "a suggestion is for cleanup")
+        if self.players_marked or self.suggested is not None:
+            raise IllegalMove("not allowed", "the players have the marking in hand already")
+        board = game.board
+        for spot in (*e.dead, *e.no_mans_land, *e.unsure):
+            if not 0 <= spot < len(board):
+                raise IllegalMove("off board", f"spot {spot} is not on the board")
+        if any(board[s] < 0 for s in e.dead) or any(board[s] >= 0 for s in e.no_mans_land):
+            raise IllegalMove("not allowed", "the suggestion does not fit the board")
+        self.dead = set(e.dead)
+        self.no_mans_land = set(e.no_mans_land)
+        self.agreed.clear()
+        self.suggested = e
 
     def _on_Scored(self, e: ev.Scored) -> None:
         self._need_game()

@@ -43,8 +43,10 @@ from flask import (
 
 from companion import events as ev
 from companion.errors import CompanionError, IllegalMove, JournalError
+from companion.games.go import GoGame
 from companion.games.rules import presets
 from companion.games.topology import Topology, bundled_maps, from_spec
+from companion.table.estimates import EstimateCache, headline, position_key
 from companion.table.session import CONTROLS, TableSession
 from companion.table.state import TableState
 
@@ -55,6 +57,8 @@ STREAM_SECONDS = 300.0
 KEEPALIVE_SECONDS = 15.0
 #: Catch-up replays at most this many missed events (older ones: the state alone).
 CATCH_UP_LIMIT = 500
+#: How long ``/api/estimate`` waits for a new position's estimate before answering "pending".
+ESTIMATE_WAIT = 3.0
 
 NEEDS_PIN = (
     "this control needs the table PIN: tap 'Log in' and enter the PIN that 'companion serve' "
@@ -232,6 +236,37 @@ def create_app(
         data = table.view(full=True)
         data["authed"] = authed()
         return jsonify(data)
+
+    estimates = EstimateCache()
+    app.extensions["companion.estimates"] = estimates
+
+    @app.get("/api/estimate")
+    def estimate() -> Response:
+        """The estimate of the current position (read-only, so spectators may ask): the JSON
+        of :func:`companion.table.estimates.view` plus ``text``, the line to show. It is
+        computed off the request thread, once per position; a new position not done within
+        ESTIMATE_WAIT seconds answers 202 ``{"pending": true}`` (ask again), 429 when the
+        estimator is busy with other positions, 409 when there is no Go game."""
+        with table.lock:
+            state = table.state
+            game = getattr(state, "game", None)
+            if not isinstance(game, GoGame) or state.started is None:
+                return refuse(409, "there is no Go game to estimate")
+            future = estimates.submit(position_key(state.game_id, game), game.copy)
+            ended = state.phase != "play" or game.over
+            names = list(state.started.players)
+            about = {"game_id": state.game_id, "move_number": len(game.moves)}
+        if future is None:
+            return refuse(429, "the estimator is busy with other positions: ask again soon")
+        cached = future.done()
+        try:
+            data = future.result(timeout=ESTIMATE_WAIT)
+        except TimeoutError:
+            resp = jsonify({"ok": False, "pending": True, **about})
+            resp.status_code = 202
+            return resp
+        text = headline(data, names=names, ended=ended)
+        return jsonify({"ok": True, **about, **data, "text": text, "cached": cached})
 
     @app.post("/api/control/<action>")
     def control(action: str) -> Response:

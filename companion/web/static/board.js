@@ -41,7 +41,11 @@ class BoardView {
     if (topo.shape) this.decorate(lines);
     this.marks = this.el("g", { class: "marks" });
     this.stones = this.el("g", { class: "stones" });
-    svg.appendChild(this.stones); svg.appendChild(this.marks);
+    // The estimate's ownership: tints under the stones, owner squares on stones it takes.
+    this.shadeUnder = this.el("g", { class: "shade" });
+    this.shadeOver = this.el("g", { class: "shade-over" });
+    svg.appendChild(this.shadeUnder);
+    svg.appendChild(this.stones); svg.appendChild(this.shadeOver); svg.appendChild(this.marks);
     const hits = this.el("g", { class: "hits" });
     xy.forEach((p, i) => {
       const c = this.el("circle", { cx: p[0], cy: p[1], r: u * 0.48, "data-spot": i, class: "hit" });
@@ -122,6 +126,39 @@ class BoardView {
       const [x, y] = xy[i];
       m.push(`<circle class="alert-ring" cx="${x}" cy="${y}" r="${u * 0.56}"/>`);
     }
+    if (s.phase === "cleanup" && s.suggested) {
+      for (const i of s.suggested.unsure) {
+        const [x, y] = xy[i];
+        m.push(`<circle class="unsure-ring" data-spot="${i}" cx="${x}" cy="${y}" r="${u * 0.56}"/>`);
+      }
+    }
     this.marks.innerHTML = m.join("");
   }
+  // est: /api/estimate's owners and shares per spot, unsure_spots; board: the stones it saw.
+  showEstimate(est, board) {
+    const xy = this.topo.xy, u = this.unit, under = [], over = [];
+    const cell = this.topo.kind !== "map";
+    est.owners.forEach((p, i) => {
+      if (p === null || p === undefined) return;
+      const strength = est.strength[i];
+      const [x, y] = xy[i];
+      if (board[i] === p) return;  // the owner's own stone: nothing to show
+      if (board[i] >= 0) {  // a stone the estimate gives to another player
+        const d = u * 0.2;
+        over.push(`<rect class="own-mark p${p}" data-spot="${i}" x="${x - d}" y="${y - d}" width="${2 * d}" height="${2 * d}" fill="${COLOURS[p]}" opacity="${(0.5 + 0.5 * strength).toFixed(2)}"/>`);
+        return;
+      }
+      const op = (0.2 + 0.55 * strength).toFixed(2);
+      under.push(cell
+        ? `<rect class="own p${p}" data-spot="${i}" x="${x - u / 2}" y="${y - u / 2}" width="${u}" height="${u}" fill="${COLOURS[p]}" opacity="${op}"/>`
+        : `<circle class="own p${p}" data-spot="${i}" cx="${x}" cy="${y}" r="${u * 0.5}" fill="${COLOURS[p]}" opacity="${op}"/>`);
+    });
+    for (const i of est.unsure_spots || []) {
+      const [x, y] = xy[i];
+      over.push(`<circle class="unsure-ring" data-spot="${i}" cx="${x}" cy="${y}" r="${u * 0.56}"/>`);
+    }
+    this.shadeUnder.innerHTML = under.join("");
+    this.shadeOver.innerHTML = over.join("");
+  }
+  hideEstimate() { this.shadeUnder.innerHTML = ""; this.shadeOver.innerHTML = ""; }
 }

@@ -79,13 +79,23 @@
     svg.innerHTML = `<title>points of each player over the game</title>` + out;
   }
 
+  // The estimate's suggestion on the cleanup screen: what it marked and what it is unsure of.
+  function suggestionText() {
+    const sg = state.suggested;
+    if (!sg) return state.suggesting ? `<p class="muted suggesting">Working out a suggestion…</p>` : "";
+    const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+    let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result)} if confirmed): check them.</p>`;
+    if (sg.unsure_groups.length) out += `<p class="unsure-line">these groups are unsure: ${sg.unsure_groups.map(escapeHtml).join(", ")} — check them</p>`;
+    return out;
+  }
+
   function renderCleanup() {
     const box = $("cleanup");
     if (state.phase !== "cleanup") { box.hidden = true; return; }
     box.hidden = false;
     const buttons = state.players.map((pl, p) => pl.resigned ? "" :
       `<button data-agree="${p}" ${pl.agreed ? "disabled" : ""}>${escapeHtml(pl.name)} ${pl.agreed ? "agreed ✓" : "agrees"}</button>`).join("");
-    box.innerHTML = `<h2>Cleanup</h2><p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
+    box.innerHTML = `<h2>Cleanup</h2>${suggestionText()}<p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
       <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button></div>`;
     box.querySelectorAll("button[data-agree]").forEach((b) => b.addEventListener("click", () => send("agree", { player: parseInt(b.dataset.agree, 10) })));
     box.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
@@ -111,8 +121,55 @@
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
     $("rules").textContent = `${state.rules_text} · board ${state.topology_spec}` + (state.time_control ? ` · clock ${state.time_control}` : "");
-    renderClocks(); renderScore(); renderChart(); renderCleanup();
+    renderClocks(); renderScore(); renderChart(); renderCleanup(); refreshEstimate();
   }
+
+  // The Estimate button: read-only, so spectators may use it; the server computes each
+  // position once. A second tap hides it; while shown it follows the game.
+  let estOn = false, est = null, estAsked = null, estTimer = null;
+  function showEstimateBox(html) { const box = $("estimate"); box.hidden = false; box.innerHTML = html; }
+  async function fetchEstimate() {
+    clearTimeout(estTimer);
+    if (!estOn || !state || state.phase === "none") return;
+    const asked = estAsked = `${state.game_id}:${state.move_number}`;
+    let resp, data;
+    try {
+      resp = await fetch("/api/estimate", { credentials: "same-origin" });
+      data = await resp.json();
+    } catch (e) { data = { ok: false, error: "the table did not answer" }; resp = { status: 0 }; }
+    if (!estOn || asked !== estAsked) return;
+    if (resp.status === 202 || resp.status === 429) {
+      if (!est) showEstimateBox(`<p class="muted">Estimating…</p>`);
+      estTimer = setTimeout(fetchEstimate, 1000);
+      return;
+    }
+    if (!data.ok) { showEstimateBox(`<p class="muted">${escapeHtml(data.error || "no estimate")}</p>`); return; }
+    est = data;
+    drawEstimate();
+  }
+  function drawEstimate() {
+    if (!est || !view || !state) return;
+    view.showEstimate(est, state.board);
+    const unsure = est.unsure_groups.length
+      ? `<p class="unsure-line">unsure: ${est.unsure_groups.map(escapeHtml).join(", ")} — check them</p>` : "";
+    showEstimateBox(`<div class="headline">${escapeHtml(est.text)}</div>${unsure}
+      <p class="muted">${est.playouts} playouts at move ${est.move_number}; shading: who ends up owning each point</p>`);
+  }
+  function refreshEstimate() {
+    if (!estOn || !state) return;
+    const now = `${state.game_id}:${state.move_number}`;
+    if (est && `${est.game_id}:${est.move_number}` === now) { drawEstimate(); return; }
+    if (est) { est = null; if (view) view.hideEstimate(); showEstimateBox(`<p class="muted">Estimating…</p>`); }
+    if (estAsked !== now) fetchEstimate();
+  }
+  $("estimate-btn").addEventListener("click", () => {
+    estOn = !estOn;
+    $("estimate-btn").setAttribute("aria-pressed", String(estOn));
+    if (estOn) { est = null; estAsked = null; fetchEstimate(); return; }
+    clearTimeout(estTimer); est = null; estAsked = null;
+    if (view) view.hideEstimate();
+    $("estimate").hidden = true;
+  });
 
   function feed(event) {
     if (event.type === "ClockSnapshot") return;
@@ -137,6 +194,7 @@
       case "DiscrepancyCleared": return "the board matches the game again";
       case "RemovalRequested": return e.message;
       case "CleanupStarted": return "the game is over: cleanup";
+      case "CleanupSuggested": return `the estimate suggested ${e.dead.length} dead and ${e.no_mans_land.length} dame (${e.result})${e.unsure.length ? `, unsure of ${e.unsure.length} stone${e.unsure.length > 1 ? "s" : ""}` : ""}`;
       case "CleanupMarked": return `${e.spots.map(spotName).join(" ")} marked ${e.mark === "nml" ? "no-man's-land" : e.mark}`;
       case "PlayerAgreed": return `${name(e.player)} agreed`;
       case "Scored": return `counted: ${e.result}`;
