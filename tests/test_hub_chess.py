@@ -333,8 +333,8 @@ def test_the_hub_page_shows_the_chess_table_read_only(tmp_path: Path) -> None:
     page = client.get("/table/board-1")
     assert page.status_code == 200
     html = page.data.decode()
-    assert "chess_board.js" in html and 'id="moves"' in html
-    assert b"function drawChessBoard" in client.get("/web-static/chess_board.js").data
+    assert "chess_draw.js" in html and 'id="moves"' in html
+    assert b"function drawChessBoard" in client.get("/web-static/chess_draw.js").data
     api = client.get("/api/table/board-1").get_json()
     assert api["view"]["moves"] == list(MATE[:2])
     assert [e["type"] for e in api["events"]] == [

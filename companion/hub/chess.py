@@ -4,7 +4,7 @@ The fold is :class:`~companion.table.chess_state.ChessTableState`'s (the chess t
 resumes from it), never a second one. The view keeps the key names of the chess page's view
 (:meth:`companion.table.chess_session.ChessTableSession.view`: ``board`` with ``squares``,
 ``pieces`` and ``bounds``, ``players`` with ``lost``, ``moves``, ``move_rows``, ``last_turn``,
-``question``, ``alert_cells`` ...) so the page's board drawing (``chess_board.js``) reads both,
+``question``, ``alert_cells`` ...) so the page's board drawing (``chess_draw.js``) reads both,
 and adds what a spectator far away needs and the hub's Go view also has: ``kind`` ("chess"),
 ``position`` (position text, for anyone who wants to set the board up), ``move_number``
 (turns played), ``last_move`` (``{"name": turn text, ...}``), ``clock`` in the Go view's shape
