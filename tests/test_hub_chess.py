@@ -343,3 +343,89 @@ def test_the_hub_page_shows_the_chess_table_read_only(tmp_path: Path) -> None:
         "ChessTurnPlayed",
     ]
     assert client.post("/table/board-1", json={"action": "turn"}).status_code == 405
+
+
+# --- in a browser (optional: Debian's chromium) -----------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+@needs_broker
+def test_the_wall_and_the_table_page_draw_the_chess_board(
+    broker: Mosquitto,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The wall shows a Go and a chess table; a turn at the chess table reaches it; the chess
+    table's own hub page has the board, the move list and no controls. Screenshots go to
+    ``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person to look at."""
+    import os
+    import tempfile
+    import threading
+
+    from waitress.server import create_server
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.test_hub import Table as GoTable
+    from tests.test_hub import publisher
+
+    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="hub-chess-"))
+    go = GoTable(tmp_path / "go.sqlite", seed=1, players=["Cy", "Di"])
+    go.play(8)
+    t = ChessTable(tmp_path / "chess.sqlite")
+    t.table.start_game("beyond-chess", players=["Ann", "Bo"], time_control="fischer:5m+5s")
+    for text in MATE[:2]:
+        t.clock.t += 5.0
+        t.table.control("turn", text=text)
+    pubs = [
+        publisher(go, broker, "board-1"),
+        start_publisher(t.table, {"broker": broker.address, "table": "board-2"}),
+    ]
+    hub = hub_for(broker, "hub-browser-chess")
+    server = create_server(create_app(hub), host="127.0.0.1", port=0, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    errors: list[str] = []
+    try:
+        assert hub.wait_for(lambda h: caught_up(h, "board-2", t), 10)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM),
+                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
+            )
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            expect = sync_api.expect
+            page.goto(url + "/")
+            card = page.locator("#card-board-2")
+            expect(card.locator("svg.chess-board text.piece")).to_have_count(32, timeout=8000)
+            expect(card.locator(".res")).to_contain_text("turn 2 · e7e5/a6[-1,5]")
+            expect(page.locator("#card-board-1 circle.stone")).to_have_count(8)
+            t.clock.t += 5.0
+            t.table.control("turn", text=MATE[2])  # a turn at the table reaches the wall
+            expect(card.locator(".res")).to_contain_text("turn 3 · g2g4/h3i3", timeout=5000)
+            expect(card.locator(".faces")).to_contain_text("Ann")
+            page.screenshot(path=str(shots / "hub-wall-chess.png"))
+
+            page.goto(url + "/table/board-2")
+            expect(page.locator(".status.live")).to_have_count(1, timeout=8000)
+            expect(page.locator("#board.chess-board text.piece")).to_have_count(32)
+            expect(page.locator("#moves tr")).to_have_count(2)
+            expect(page.locator("#feed li").first).to_contain_text("Ann played g2g4/h3i3")
+            t.clock.t += 5.0
+            t.table.control("turn", text=MATE[3])  # the mate
+            expect(page.locator("#turn")).to_contain_text("Game over: 0-1", timeout=5000)
+            expect(page.locator("#moves td")).to_have_count(4)
+            expect(page.locator("#board .check")).to_have_count(0)  # over: no check ring
+            assert page.locator("button, form").count() == 0  # read-only
+            page.screenshot(path=str(shots / "hub-table-chess.png"))
+            browser.close()
+    finally:
+        server.close()
+        thread.join(5)
+        hub.stop()
+        for pub in pubs:
+            pub.stop()
+    assert not errors, errors
