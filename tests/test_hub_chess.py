@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from companion import events as ev
 from companion.cli import main
+from companion.errors import HubError, RecordError
 from companion.games.beyond_chess import cell, traditional
 from companion.games.beyond_chess_notation import parse_turn, position_text
 from companion.hub import topics
@@ -311,9 +312,9 @@ def test_the_chess_record_format_is_part_of_v1() -> None:
     assert topics.decode(msg.topic(), msg.payload()) == msg
     data = json.loads(msg.payload())
     data["format"] = "pgn"
-    with pytest.raises(topics.HubError, match="unknown record format 'pgn'"):
+    with pytest.raises(HubError, match="unknown record format 'pgn'"):
         topics.decode(msg.topic(), json.dumps(data).encode())
-    with pytest.raises(Exception, match="start with GameStarted"):
+    with pytest.raises(RecordError, match="start with GameStarted"):
         chess_record_file([], game_id=1)
 
 
