@@ -12,8 +12,13 @@ Routes (GET only; anything else gets 405, the hub changes nothing at any table):
   brought. A new game or a state replacement tells the page to fetch the drawing again. A
   spectator that falls 5000 messages behind is cut off; its browser reconnects and starts
   from a fresh snapshot;
-- ``/round/<r>/records.zip``: every game of round r, one SGF per two-player grid game and a
-  JSON record otherwise (``round-<r>/<table>-game-<id>.sgf|json``);
+- ``/round/<r>/records.zip``: every game of round r, one SGF per two-player grid Go game, a
+  JSON record for the other Go games, and for a Beyond Chess game its own PGN-like record
+  (``round-<r>/<table>-game-<id>.sgf|json|txt``). Chess gets its own format because neither
+  of the others can hold a Beyond Chess turn: SGF and the JSON record write stones placed on
+  the points of a fixed board, while a chess turn moves a piece *and* shifts a square (the
+  board itself changes); the ``.txt`` is the file the table page's archive serves and
+  ``companion chess replay`` plays (:mod:`companion.records.chess_record`);
 - ``/broadcast/tournament.json``, ``/broadcast/round-<n>/index.json``,
   ``/broadcast/round-<n>/game-<m>.json``: LiveChess-shaped files (:mod:`.broadcast`).
 """

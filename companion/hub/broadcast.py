@@ -31,7 +31,25 @@ companion referees) onto that chess-shaped format:
   clock snapshot while the game is live, else null. ``chess960`` is always 518 (LiveChess's
   number for the standard start position), kept so strict readers accept the file.
 - **Extra keys.** Each file has a ``companion`` block (table, game id, round, rules, board,
-  record file name, Go result, every player); readers that do not know it ignore it.
+  record file name and format, Go result, every player); readers that do not know it ignore it.
+
+**Beyond Chess games** (record format ``companion-chess``, :mod:`companion.hub.chess`) are in
+the same round lists, mapped as chess is, with our own turns:
+
+- **Colours.** Player 0 is White and moves first: ``white`` is player 0, ``black`` player 1.
+- **Results.** The record's ``1-0``, ``0-1`` and ``1/2-1/2`` are LiveChess's (``WHITEWIN``,
+  ``BLACKWIN``, ``DRAW`` in game files); an unfinished game is ``"*"`` and null.
+- **Moves.** ``"<turn> <seconds>"``: the turn in our turn notation exactly as the record writes
+  it (``e2e4/d3d2``: the piece's move, then the square shifted; ``Ge2f2``, a Geret;
+  ``e7e8=Q/a3a2``), then the mover's clock after the turn in whole seconds (the record's
+  ``[%clk]``) when the game has a clock. **Plain-chess tools cannot replay these moves**: a
+  turn also moves a square of the board, which neither SAN nor a chess board has; they can
+  show the players, results, clocks and the move texts, and our record
+  (``companion chess replay``) replays the game.
+- **Clock.** As for Go, with ``white`` from player 0's face and ``black`` from player 1's.
+- **Time control.** Our clock spec as the game was started (``fischer:5m+10s``).
+- ``chess960`` is 518 here too, although a Beyond Chess game may start from another position
+  (the record's ``Position`` tag says which).
 
 Everything here reads the hub; nothing is stored.
 """
@@ -41,13 +59,16 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.errors import CompanionError
+from companion.games.beyond_chess_notation import turn_text
 from companion.games.go import LETTERS
+from companion.records.chess_record import RESULTS, ChessRecord, read_record
 from companion.records.files import parse_record
 from companion.records.record import GameRecord
 
+from . import chess
 from .hub import Hub
 from .records import RecordFile
 
@@ -90,10 +111,100 @@ def pairing_result(result: str | None, over: bool) -> str:
     return "*"
 
 
+_GAME_RESULTS = {"1-0": "WHITEWIN", "0-1": "BLACKWIN", "1/2-1/2": "DRAW"}
+
+
 def game_result(result: str | None, over: bool) -> str | None:
-    return {"1-0": "WHITEWIN", "0-1": "BLACKWIN", "1/2-1/2": "DRAW"}.get(
-        pairing_result(result, over)
-    )
+    return _GAME_RESULTS.get(pairing_result(result, over))
+
+
+class GoFiles:
+    """How a Go record (SGF or the JSON record) fills LiveChess's fields (the module docstring);
+    subclasses map other record formats, found in :data:`FILES` by format."""
+
+    #: Which player fills LiveChess's ``white`` and ``black``.
+    white: ClassVar[int] = 1
+    black: ClassVar[int] = 0
+
+    @classmethod
+    def parse(cls, text: str, name: str) -> Any:
+        """The record file read back (raises a CompanionError when it does not read)."""
+        return parse_record(text.encode("utf-8"), name=name)
+
+    @classmethod
+    def result(cls, rec: RecordFile) -> str:
+        """The pairing result: "1-0", "0-1", "1/2-1/2" or "*"."""
+        return pairing_result(rec.result, rec.over)
+
+    @classmethod
+    def moves(cls, parsed: Any) -> tuple[list[str], float | None]:
+        """The move tokens, and the wall-clock time of the first move when the record has it."""
+        record: GameRecord = parsed
+        moves: list[str] = []
+        first_move: float | None = None
+        try:
+            names = record.new_game()
+        except CompanionError:
+            names = None
+        for index, move in enumerate(record.moves):
+            if move.kind == "resign":
+                continue
+            info = record.info.get(index)
+            if first_move is None and info is not None and info.time:
+                first_move = info.time
+            if move.kind == "play" and move.spot is not None:
+                token = names.spot_name(move.spot) if names else str(move.spot)
+                token = token.replace(" ", "-")
+            else:
+                token = move.kind
+            left = next(
+                (c.time_left for c in (info.clock if info else ()) if c.player == move.player),
+                None,
+            )
+            moves.append(token if left is None else f"{token} {int(left)}")
+        return moves, first_move
+
+    @classmethod
+    def control(cls, parsed: Any) -> str | None:
+        return _control(parsed)
+
+
+class ChessFiles(GoFiles):
+    """A Beyond Chess record (PGN-like text): White is player 0, turns in our notation."""
+
+    white = 0
+    black = 1
+
+    @classmethod
+    def parse(cls, text: str, name: str) -> Any:
+        return read_record(text)
+
+    @classmethod
+    def result(cls, rec: RecordFile) -> str:
+        return rec.result if rec.result in RESULTS else "*"
+
+    @classmethod
+    def moves(cls, parsed: Any) -> tuple[list[str], float | None]:
+        record: ChessRecord = parsed
+        moves = []
+        for i, turn in enumerate(record.turns):
+            left = record.clocks[i] if i < len(record.clocks) else None
+            token = turn_text(turn)
+            moves.append(token if left is None else f"{token} {int(left)}")
+        return moves, None
+
+    @classmethod
+    def control(cls, parsed: Any) -> str | None:
+        record: ChessRecord = parsed
+        return record.tags.get("TimeControl") or None
+
+
+#: Record format -> its mapping (every other format is Go's).
+FILES: dict[str, type[GoFiles]] = {chess.FORMAT: ChessFiles}
+
+
+def files_for(rec: RecordFile) -> type[GoFiles]:
+    return FILES.get(rec.format, GoFiles)
 
 
 class Broadcast:
@@ -103,19 +214,20 @@ class Broadcast:
         self.hub = hub
         self.name = name
         self.location = location
-        self._parsed: dict[tuple[str, int, int], GameRecord | None] = {}
+        self._parsed: dict[tuple[str, int, int], Any] = {}
 
     def __repr__(self) -> str:
         return f"<Broadcast {self.name!r} of {self.hub!r}>"
 
     # ------------------------------------------------------------------ helpers
-    def _record(self, table: str, rec: RecordFile) -> GameRecord | None:
+    def _record(self, table: str, rec: RecordFile) -> Any:
+        """The record read back by its format's mapping (None when it does not read)."""
         key = (table, rec.game, rec.seq)
         if key not in self._parsed:
             if len(self._parsed) > 2000:
                 self._parsed.clear()
             try:
-                self._parsed[key] = parse_record(rec.text.encode("utf-8"), name=key[0])
+                self._parsed[key] = files_for(rec).parse(rec.text, key[0])
             except CompanionError:
                 self._parsed[key] = None
         return self._parsed[key]
@@ -137,6 +249,7 @@ class Broadcast:
             "rules": rec.rules,
             "board": rec.board,
             "record": rec.filename(table),
+            "format": rec.format,
             "result": rec.result,
             "players": list(rec.players),
         }
@@ -154,7 +267,7 @@ class Broadcast:
             for table, rec in games:
                 tables.add(table)
                 parsed = self._record(table, rec)
-                controls.add(_control(parsed))
+                controls.add(None if parsed is None else files_for(rec).control(parsed))
         return {
             "id": re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "companion",
             "name": self.name,
@@ -177,11 +290,12 @@ class Broadcast:
         pairings = []
         for table, rec in games:
             names: list[str | None] = [*rec.players, None, None]
+            files = files_for(rec)
             pairings.append(
                 {
-                    "white": player_json(names[1]),
-                    "black": player_json(names[0]),
-                    "result": pairing_result(rec.result, rec.over),
+                    "white": player_json(names[files.white]),
+                    "black": player_json(names[files.black]),
+                    "result": files.result(rec),
                     "live": self._live(table, rec, round_) is not None,
                     "companion": self._extra(table, rec, round_),
                 }
@@ -196,38 +310,20 @@ class Broadcast:
         if not 1 <= number <= len(games):
             return None
         table, rec = games[number - 1]
+        files = files_for(rec)
         parsed = self._record(table, rec)
         moves: list[str] = []
         first_move: float | None = None
         if parsed is not None:
-            try:
-                names = parsed.new_game()
-            except CompanionError:
-                names = None
-            for index, move in enumerate(parsed.moves):
-                if move.kind == "resign":
-                    continue
-                info = parsed.info.get(index)
-                if first_move is None and info is not None and info.time:
-                    first_move = info.time
-                if move.kind == "play" and move.spot is not None:
-                    token = names.spot_name(move.spot) if names else str(move.spot)
-                    token = token.replace(" ", "-")
-                else:
-                    token = move.kind
-                left = next(
-                    (c.time_left for c in (info.clock if info else ()) if c.player == move.player),
-                    None,
-                )
-                moves.append(token if left is None else f"{token} {int(left)}")
+            moves, first_move = files.moves(parsed)
         live = self._live(table, rec, round_)
         clock = None
         if live is not None and live.get("clock"):
             faces = live["clock"]["players"]
             as_of = live["clock"].get("as_of") or time.time()
             clock = {
-                "black": int(faces[0]["countdown"]) if len(faces) > 0 else None,
-                "white": int(faces[1]["countdown"]) if len(faces) > 1 else None,
+                "black": int(faces[files.black]["countdown"]) if len(faces) > files.black else None,
+                "white": int(faces[files.white]["countdown"]) if len(faces) > files.white else None,
                 "time": int(as_of * 1000),
             }
         return {
@@ -237,7 +333,7 @@ class Broadcast:
             if (first_move or rec.started)
             else None,
             "chess960": 518,
-            "result": game_result(rec.result, rec.over),
+            "result": _GAME_RESULTS.get(files.result(rec)),
             "comment": None,
             "clock": clock,
             "moves": moves,

@@ -3,8 +3,9 @@
 A :class:`Hub` subscribes to the whole v1 tree (:data:`companion.hub.topics.SUBSCRIPTIONS`) with
 a persistent MQTT session (``clean_session=False`` and a stable client id), so the broker keeps
 QoS 1 events for it while it is away. Per table it keeps a :class:`TableMirror`: the table's
-status, the current game's events (folded into a :class:`~companion.table.state.TableState`),
-and the last seq it holds.
+status, the current game's events (folded into a :class:`~companion.table.state.TableState`,
+or a :class:`~companion.table.chess_state.ChessTableState` for a Beyond Chess game: the kind is
+chosen per game by :mod:`.kinds`), and the last seq it holds.
 
 Contract, per table:
 
@@ -44,10 +45,9 @@ from companion import events as ev
 from companion.errors import CompanionError, HubError
 from companion.table.state import TableState
 
-from . import topics
+from . import kinds, topics
 from .publisher import TLSSettings, make_client
-from .records import RecordFile, record_file
-from .view import table_view, topology_view
+from .records import RecordFile
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class TableMirror:
     game: int | None = None
     game_round: int = 1
     events: list[dict[str, Any]] = field(default_factory=list)
-    state: TableState = field(default_factory=TableState)
+    state: kinds.HubState = field(default_factory=TableState)
     last_seq: int = 0
     pending: dict[int, topics.EventMessage] = field(default_factory=dict)
     waiting: bool = False
@@ -102,10 +102,11 @@ class TableMirror:
 
     def view(self, *, drawing: bool = False, now: float | None = None) -> dict[str, Any]:
         events = self.events
-        out = table_view(
+        out = kinds.state_view(
             self.state,
             started_at=events[0].get("at") if events else None,
             updated_at=events[-1].get("at") if events else None,
+            drawing=drawing,
         )
         out["alerts"] = self.alerts(now) + out.get("alerts", [])
         out.update(
@@ -115,8 +116,6 @@ class TableMirror:
             status=self.reason,
             waiting=self.waiting,
         )
-        if drawing:
-            out["topology"] = topology_view(self.state)
         return out
 
 
@@ -277,7 +276,7 @@ class Hub:
     @staticmethod
     def _fold_record(mirror: TableMirror) -> RecordFile:
         events = [ev.from_dict(e) for e in mirror.events]
-        return record_file(events, game_id=mirror.game or 0)
+        return kinds.game_record(events, game_id=mirror.game or 0)
 
     # ------------------------------------------------------------------ paho callbacks
     def _on_connect(
@@ -390,8 +389,7 @@ class Hub:
                 event = ev.from_dict(msg.event)
                 if isinstance(event, ev.GameStarted):
                     self._archive(mirror)
-                    fresh = TableState(game_id=msg.game)
-                    fresh.apply(event)
+                    fresh = kinds.new_state(event, game_id=msg.game)
                     mirror.state, mirror.events = fresh, []
                     mirror.game, mirror.game_round = msg.game, msg.round
                 elif mirror.game != msg.game:
@@ -423,7 +421,7 @@ class Hub:
             events = [ev.from_dict(e) for e in msg.events]
             if events and not isinstance(events[0], ev.GameStarted):
                 raise HubError("the state's events do not start with GameStarted")
-            state = TableState.from_events(events, game_id=msg.game or 0)
+            state = kinds.fold(events, game_id=msg.game or 0)
         except (CompanionError, ValueError) as exc:
             mirror.error = f"the table's state does not replay: {exc}"
             return []

@@ -67,9 +67,8 @@ from companion.errors import CompanionError, HubError, JournalError
 from companion.journal import Journal
 from companion.table.state import TableState
 
-from . import topics
-from .records import RecordFile, record_file
-from .view import table_view
+from . import kinds, topics
+from .records import RecordFile
 
 log = logging.getLogger(__name__)
 
@@ -313,7 +312,7 @@ class JournalFeed:
         self._lock = threading.Lock()
         self._game: int | None = None
         self._events: list[ev.Event] = []
-        self._state = TableState()
+        self._state: kinds.HubState = TableState()
         self._seq = 0
         self._sync()
 
@@ -348,7 +347,7 @@ class JournalFeed:
             try:
                 if game != self._game:
                     events = [e for e in self.journal.events(game) if upto is None or e.seq <= upto]
-                    self._state = TableState.from_events(events, game_id=game)
+                    self._state = kinds.fold(events, game_id=game)
                     self._game, self._events = game, events
                     self._seq = events[-1].seq if events else event.seq
                     continue
@@ -366,7 +365,7 @@ class JournalFeed:
         with self._lock:
             self._sync(upto)
             events = list(self._events)
-            view = table_view(
+            view = kinds.state_view(
                 self._state,
                 started_at=events[0].at if events else None,
                 updated_at=events[-1].at if events else None,
@@ -377,7 +376,7 @@ class JournalFeed:
         events = self.journal.events(game)
         if not events:
             return None
-        return record_file(events, game_id=game)
+        return kinds.game_record(events, game_id=game)
 
 
 # --- the publisher ------------------------------------------------------------------------------

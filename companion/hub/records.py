@@ -27,10 +27,15 @@ from .view import clock_faces
 
 _TURNS = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned)
 
+#: File name suffix per record format (a Beyond Chess game's is its PGN-like text:
+#: :mod:`companion.hub.chess`).
+SUFFIXES = {"sgf": ".sgf", "companion-game": ".json", "companion-chess": ".txt"}
+
 
 @dataclass(frozen=True)
 class RecordFile:
-    """A record ready to publish or zip: ``format`` is "sgf" or "companion-game"."""
+    """A record ready to publish or zip: ``format`` is "sgf", "companion-game" or (a Beyond
+    Chess game, :mod:`companion.hub.chess`) "companion-chess"."""
 
     game: int
     seq: int
@@ -46,7 +51,7 @@ class RecordFile:
 
     @property
     def suffix(self) -> str:
-        return ".sgf" if self.format == "sgf" else ".json"
+        return SUFFIXES.get(self.format, ".json")
 
     def filename(self, table: str) -> str:
         return f"{table}-game-{self.game}{self.suffix}"

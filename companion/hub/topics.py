@@ -32,9 +32,33 @@ name and round are in every payload, so a message copied off the broker stays me
   fold (``companion.hub.view.table_view`` without the drawing: rules, board spec, players,
   board contents, move number, result, clock faces, alerts).
 - **record**: ``game``, ``seq`` (the last event of that game it covers), ``format``
-  (``"sgf"`` for two-player grid games, ``"companion-game"`` for the JSON record otherwise),
-  ``filename``, ``text`` (the file itself), ``over``, ``result``, ``players``, ``rules``,
-  ``board``, ``moves`` and ``started`` (epoch seconds).
+  (``"sgf"`` for two-player grid games, ``"companion-game"`` for the JSON record otherwise,
+  ``"companion-chess"`` for a Beyond Chess game), ``filename``, ``text`` (the file itself),
+  ``over``, ``result``, ``players``, ``rules``, ``board``, ``moves`` and ``started`` (epoch
+  seconds).
+
+**Beyond Chess tables** (rules ``beyond-chess``, ``fixed-chess``: any rules
+:func:`companion.table.chess_state.is_chess` names) use the same topics and envelopes, with
+these additions, all within v1:
+
+- *events* carry the chess events too (``ChessTurnPlayed`` with ``turn`` in our turn notation,
+  ``PromotionAsked`` with the candidate ``turns``); a reader folds them with
+  :class:`companion.table.chess_state.ChessTableState`, chosen by the ``GameStarted``'s rules.
+- *state*: ``view`` gains ``kind`` (``"chess"``; a Go table's view says ``"go"``) and the chess
+  keys of :func:`companion.hub.chess.chess_view`: ``position`` (position text), ``board`` as
+  ``{"squares", "pieces", "bounds", "promotion_rows"}`` (cells as (x, y), a1 = (0, 0); a
+  missing square is a rift), ``moves`` (turn texts), ``move_rows``, ``last_turn``,
+  ``question`` (an open promotion question), ``alert_cells``, ``check``, ``turn_number``, and
+  ``players[i].lost`` (piece letters taken from that player); ``clock``, ``result``,
+  ``alerts``, ``phase``, ``over`` and ``move_number`` mean what they mean for Go.
+- *record*: ``format`` ``"companion-chess"``, ``text`` the PGN-like record of
+  :mod:`companion.records.chess_record` (``[%clk]`` per turn), ``filename``
+  ``<table>-game-<id>.txt``, ``result`` ``"1-0"``/``"0-1"``/``"1/2-1/2"``, ``moves`` the turns.
+
+These are new keys, a new ``kind`` value and a new record format, so the version stays 1: a v1
+reader of the older kind ignores keys it does not know, refuses (and skips, as junk) a record
+format it does not know, and reports a chess table's events as not fitting its Go fold rather
+than misreading them.
 
 A change that breaks readers bumps the version in the topic root and in ``v``; new optional
 keys do not. :func:`decode` is the inverse of each message's :meth:`payload` and raises
@@ -98,6 +122,9 @@ def events_topic(table: str) -> str:
 def record_topic(round_: int, table: str, game: int) -> str:
     return f"{ROOT}/records/{check_round(round_)}/{check_table(table)}/{int(game)}"
 
+
+#: The record formats a v1 payload may name (see the module docstring).
+RECORD_FORMATS = ("sgf", "companion-game", "companion-chess")
 
 #: What the hub subscribes to (every table, every record).
 SUBSCRIPTIONS = (
@@ -332,7 +359,7 @@ def decode(topic: str, payload: bytes | bytearray) -> Message:
         )
         if (r[1], r[3]) != (str(record.round), str(record.game)):
             raise HubError(f"{where}: payload says round {record.round} game {record.game}")
-        if record.format not in ("sgf", "companion-game"):
+        if record.format not in RECORD_FORMATS:
             raise HubError(f"{where}: unknown record format {record.format!r}")
         return record
     except (TypeError, ValueError) as exc:

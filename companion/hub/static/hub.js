@@ -46,7 +46,20 @@ const hub = {
     if (v.phase === "none") return "no game yet";
     if (v.result) return "Result " + v.result;
     if (v.phase === "cleanup") return "counting";
-    return `move ${v.move_number}` + (v.last_move && v.last_move.name ? " · " + v.last_move.name : "");
+    const word = hub.isChess(v) ? (v.check ? "check! turn" : "turn") : "move";
+    return `${word} ${v.move_number}` + (v.last_move && v.last_move.name ? " · " + v.last_move.name : "");
+  },
+
+  // A Beyond Chess table (its view carries the board; chess_draw.js draws it).
+  isChess(v) { return v.kind === "chess"; },
+
+  // The player's colour dot: Go's player 0 is Black, chess's player 0 is White.
+  dot(v, p) { return hub.isChess(v) ? (p ? "b" : "w") : "c" + p; },
+
+  // The pieces player p took (the other player's losses), as glyphs.
+  took(v, p) {
+    const other = v.players && v.players[1 - p];
+    return ((other && other.lost) || []).map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${CHESS_GLYPH[l.toLowerCase()]}</span>`).join("");
   },
 
   stream(query, onMessage, onState) {
@@ -82,7 +95,14 @@ function hubTables() {
     const el = card(name);
     const svg = el.querySelector("svg");
     let b = boards.get(name);
-    if (view.topology && (!b || b.game !== view.game_id)) {
+    svg.classList.toggle("chess-board", hub.isChess(view));
+    if (hub.isChess(view)) {
+      if (view.board) drawChessBoard(svg, view, { coords: false });
+      b = { game: view.game_id, chess: true };
+      boards.set(name, b);
+      return b;
+    }
+    if (view.topology && (!b || b.game !== view.game_id || b.chess)) {
       b = { game: view.game_id, view: new BoardView(svg, view.topology, null) };
       boards.set(name, b);
     }
@@ -99,7 +119,7 @@ function hubTables() {
     el.querySelector(".faces").innerHTML = (v.players || []).map((pl, p) => {
       const left = hub.left(entry, p);
       const turn = v.to_move === p && v.phase === "play" && !v.over;
-      return `<div class="line"><span><span class="dot c${p}"></span>${hub.esc(pl.name)}</span>
+      return `<div class="line"><span><span class="dot ${hub.dot(v, p)}"></span>${hub.esc(pl.name)}</span>
         <span class="face-s${turn ? " turn" : ""}${left !== null && left <= 10 ? " low" : ""}">${left === null ? "" : hub.fmt(left)}</span></div>`;
     }).join("");
     el.querySelector(".res").textContent = hub.result(v);
@@ -145,6 +165,9 @@ function hubTable(name) {
     const spot = (s) => (v.topology && v.topology.names[s]) || s;
     switch (e.type) {
       case "GameStarted": return `a new game: ${e.rules} on ${e.topology}` + (e.time_control ? `, clock ${e.time_control}` : "");
+      case "ChessTurnPlayed": return `${who(v, e.player)} played ${e.turn}`;
+      case "PromotionAsked": return `${who(v, e.player)}'s pawn promoted: the players are asked which piece`;
+      case "DiscrepancyCleared": return "the board matches the game again";
       case "MovePlayed": return `${who(v, e.player)} played ${spot(e.spot)}` + (e.captured && e.captured.length ? ` capturing ${e.captured.length}` : "");
       case "Passed": return `${who(v, e.player)} passed`;
       case "Skipped": return `${who(v, e.player)} lost the turn to the clock`;
@@ -168,6 +191,20 @@ function hubTable(name) {
     while (list.children.length > 200) list.removeChild(list.lastChild);
   }
 
+  // A chess table's board and move list (drawn when its view changes, not every second).
+  function drawChess(v) {
+    const chess = hub.isChess(v);
+    $("board").classList.toggle("chess-board", chess);
+    $("moves-box").hidden = !chess;
+    if (!chess) return;
+    board = null; game = v.game_id;
+    if (v.board) drawChessBoard($("board"), v);
+    const rows = v.move_rows || [];
+    $("moves").innerHTML = rows.length ? rows.map((r) => `<tr><th>${r.number}.</th><td>${hub.esc(r.white)}</td><td>${hub.esc(r.black)}</td></tr>`).join("")
+      : `<tr><td class="muted">no turns yet</td></tr>`;
+    $("moves-box").scrollTop = $("moves-box").scrollHeight;
+  }
+
   function render() {
     const entry = hub.tables.get(name); if (!entry) return;
     const v = entry.view;
@@ -177,12 +214,14 @@ function hubTable(name) {
     $("clocks").innerHTML = (v.players || []).map((pl, p) => {
       const left = hub.left(entry, p);
       const turn = v.to_move === p && v.phase === "play" && !v.over;
+      const caps = hub.isChess(v) ? `<div class="caps took">${hub.took(v, p) || "&nbsp;"}</div>`
+        : `<div class="caps">captures ${pl.captures}${pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : ""}</div>`;
       return `<div class="face p${p}${turn ? " turn" : ""}${left !== null && left <= 10 ? " low" : ""}">
-        <div class="who"><span class="dot c${p}"></span>${hub.esc(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
-        <div class="digits">${left === null ? "—" : hub.fmt(left)}</div>
-        <div class="caps">captures ${pl.captures}${pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : ""}</div></div>`;
+        <div class="who"><span class="dot ${hub.dot(v, p)}"></span>${hub.esc(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
+        <div class="digits">${left === null ? "—" : hub.fmt(left)}</div>${caps}</div>`;
     }).join("");
-    $("turn").textContent = v.result ? `Game over: ${v.result}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
+    const method = v.result && v.result_method && hub.isChess(v) ? ` (${v.result_method})` : "";
+    $("turn").textContent = v.result ? `Game over: ${v.result}${method}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
     $("rules").textContent = v.rules_text ? `${v.rules_text} · board ${v.topology_spec}` + (v.time_control ? ` · clock ${v.time_control}` : "") : "";
   }
 
@@ -192,7 +231,8 @@ function hubTable(name) {
     const data = await resp.json();
     const v = data.view;
     hub.store(v, data.server_time); hub.broker(data.connected); hub.rounds(data.rounds);
-    if (v.topology && game !== v.game_id) { board = new BoardView($("board"), v.topology, null); game = v.game_id; }
+    drawChess(v);
+    if (!hub.isChess(v) && v.topology && game !== v.game_id) { board = new BoardView($("board"), v.topology, null); game = v.game_id; }
     $("feed").innerHTML = "";
     for (const e of data.events.slice().reverse()) feed(v, e, false);
     render();
@@ -205,6 +245,7 @@ function hubTable(name) {
     msg.view.topology = old && old.view.topology;
     hub.store(msg.view, msg.sent);
     if (msg.event) feed(msg.view, msg.event, true);
+    drawChess(msg.view);
     render();
   }, (up) => { $("status").textContent = up ? "live" : "reconnecting…"; $("status").className = "status " + (up ? "live" : "down"); if (up) load(); });
   setInterval(render, 1000);

@@ -3,7 +3,6 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const NS = "http://www.w3.org/2000/svg";
   const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
   const NAMES = { Q: "queen", R: "rook", B: "bishop", N: "knight" };
   let state = null, clock = null, clockAt = 0, es = null;
@@ -16,59 +15,8 @@
     return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
   }
   function name(p) { return state && state.players && state.players[p] ? state.players[p].name : ["White", "Black"][p]; }
-  function cellName(x, y) { return x >= 0 && x < 26 && y >= 0 ? String.fromCharCode(97 + x) + (y + 1) : `[${x},${y}]`; }
-
-  // ---- the board ---------------------------------------------------------------------------
-  function el(tag, attrs, text) {
-    const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  function drawBoard() {
-    const svg = $("board"), b = state.board;
-    let [x0, y0, x1, y1] = b.bounds;
-    x0 = Math.min(x0, 0) - 1; y0 = Math.min(y0, 0) - 1; x1 = Math.max(x1, 7) + 1; y1 = Math.max(y1, 7) + 1;
-    const W = x1 - x0 + 1, H = y1 - y0 + 1;
-    const sx = (x) => x - x0, sy = (y) => y1 - y;  // top-left corner of cell (x, y)
-    svg.setAttribute("viewBox", `-0.6 0 ${W + 0.6} ${H + 0.6}`);
-    svg.innerHTML = "";
-    svg.appendChild(el("rect", { x: -0.6, y: 0, width: W + 0.6, height: H + 0.6, class: "cloth" }));
-    for (let x = Math.max(x0, 0); x <= x1 && x < 26; x++) svg.appendChild(el("text", { x: sx(x) + 0.5, y: H + 0.42, class: "coord" }, String.fromCharCode(97 + x)));
-    for (let y = Math.max(y0, 0); y <= y1; y++) svg.appendChild(el("text", { x: -0.3, y: sy(y) + 0.62, class: "coord" }, String(y + 1)));
-    const squares = el("g", { class: "squares" });
-    for (const [x, y] of b.squares) {
-      squares.appendChild(el("rect", { x: sx(x) + 0.03, y: sy(y) + 0.03, width: 0.94, height: 0.94, rx: 0.04, class: (x + y) % 2 ? "sq light" : "sq dark" }));
-    }
-    svg.appendChild(squares);
-    // where the last turn moved: the piece's cells, and the square shifted (or Gereted)
-    const mark = (t, cls) => {
-      if (!t) return;
-      for (const [x, y] of [t.from, t.to]) svg.appendChild(el("rect", { x: sx(x) + 0.03, y: sy(y) + 0.03, width: 0.94, height: 0.94, rx: 0.04, class: cls }));
-      const sh = t.geret ? [t.from, t.to] : t.shift;
-      if (sh) {
-        const [[ax, ay], [bx, by]] = sh;
-        svg.appendChild(el("rect", { x: sx(ax) + 0.08, y: sy(ay) + 0.08, width: 0.84, height: 0.84, class: "was-square" }));
-        svg.appendChild(el("line", { x1: sx(ax) + 0.5, y1: sy(ay) + 0.5, x2: sx(bx) + 0.5, y2: sy(by) + 0.5, class: "shift-arrow" }));
-        svg.appendChild(el("circle", { cx: sx(bx) + 0.5 - (bx - ax) * 0.18, cy: sy(by) + 0.5 + (by - ay) * 0.18, r: 0.09, class: "shift-head" }));
-      }
-    };
-    mark(state.last_turn, "last");
-    mark(state.half, "half");
-    for (const [x, y] of state.alert_cells || []) svg.appendChild(el("rect", { x: sx(x) + 0.06, y: sy(y) + 0.06, width: 0.88, height: 0.88, class: "alert-ring" }));
-    for (const [x, y, letter] of b.pieces) {
-      const white = letter === letter.toUpperCase();
-      const lower = letter.toLowerCase();
-      if (lower === "k" && state.check && (white ? 0 : 1) === state.to_move && !state.over) {
-        svg.appendChild(el("circle", { cx: sx(x) + 0.5, cy: sy(y) + 0.5, r: 0.46, class: "check" }));
-      }
-      const t = el("text", { x: sx(x) + 0.5, y: sy(y) + 0.8, class: "piece " + (white ? "w" : "b") }, GLYPH[lower]);
-      t.appendChild(el("title", {}, `${white ? "white" : "black"} ${({ k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" })[lower]} on ${cellName(x, y)}`));
-      svg.appendChild(t);
-    }
-    svg.setAttribute("aria-label", `the board: ${b.squares.length} squares, ${b.pieces.length} pieces`);
-  }
+  // ---- the board (chess_draw.js draws it) -----------------------------------------------------
+  function drawBoard() { drawChessBoard($("board"), state); }
 
   // ---- the side panel -------------------------------------------------------------------------
   function renderClocks() {
