@@ -5,9 +5,10 @@ side by side, a hand over the board, dim or coloured light) and by the demo, whi
 rendered frames through the whole loop. The renderer knows the truth: :class:`Rendered`
 carries the corner intersections of every layer and the spots a hand hides.
 
-It is a plausible drawing, not a physical simulation: a top-down board texture (wood grain, pale
-maple nearly as white as the stones, or a flat white/metal sheet, lines, star points, stones with shading, shadow and a raised top
-that shows off its point towards the camera), warped into the frame by a homography.
+It is a plausible drawing, not a physical simulation: a top-down board texture (wood grain,
+pale maple nearly as white as the stones, or a flat white/metal sheet; lines, star points,
+stones with shading, shadow and a raised top that shows off its point towards the camera),
+warped into the frame by a homography.
 """
 
 from __future__ import annotations
