@@ -146,6 +146,11 @@ def _draw_stones(
             cv2.circle(img, (int(tx), int(ty)), int(rad), top_col, -1, cv2.LINE_AA)
             if flat and t == "W":  # magnetic white: a faint rim is all that shows on white
                 cv2.circle(img, (int(tx), int(ty)), int(rad), (175, 178, 180), 1, cv2.LINE_AA)
+            if not flat:  # a dome: its edge turns away from the light and shows darker
+                edge = tuple(0.82 * v for v in top_col)
+                cv2.circle(
+                    img, (int(tx), int(ty)), int(rad) - 1, edge, max(2, PPU // 16), cv2.LINE_AA
+                )
             if not flat:  # soft shading on the dome
                 hl = tuple(min(255.0, v + (25 if t == "B" else 12)) for v in top_col)
                 cv2.circle(
