@@ -8,8 +8,11 @@ How it reads (classic OpenCV, no model):
    :func:`estimate_offset`) says where. A second remap cuts tiles centred on the points
    themselves, for the grid lines.
 2. Per spot: the median brightness and median chromaticity of a central disc (medians ignore
-   grid lines, star points and a glare spot on a black stone), and how clearly straight grid
-   lines cross the point itself (a stone, a hand or a sleeve hides them).
+   grid lines, star points and a glare spot on a black stone), how clearly straight grid
+   lines cross the point itself (a stone, a hand or a sleeve hides them) -- as darkness and
+   as a *valley* (a thin line is darker than both its sides; a stone's shading is not),
+   compared with the points of its kind nearby -- and how clearly brightness drops all round
+   at a stone's rim (its outline).
 3. A *light model*: smooth quadratic surfaces of empty-board brightness and tint, fitted
    robustly (stones and hands are outliers) -- or, with a calibration profile, the saved
    empty-board look of every spot scaled to today's light. Dim, uneven or coloured light
@@ -18,8 +21,10 @@ How it reads (classic OpenCV, no model):
    shares the tint of the clear white stones (a hand does not). Empty looks like the board and
    shows its lines. With a saved empty look, a point that still matches it is empty and one
    that does not holds something, named only if its colour is clear (so white magnetic stones
-   on a white board are read). Anything between the clear bands is ``?``, and a patch of
-   hidden points makes its surroundings ``?`` too: a wrong colour is far worse than unknown.
+   on a white board are read). Without one, a white stone on a board as pale as itself is
+   read by its shape: lines hidden and a round outline. Anything between the clear bands is
+   ``?``, and a patch of hidden points makes its surroundings ``?`` too: a wrong colour is
+   far worse than unknown.
 
 Contract: :class:`StoneReader` and :func:`read_board` raise :class:`VisionError` for an
 unusable image or corners; they never invent a reading for a spot they cannot see.
@@ -569,7 +574,7 @@ def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> 
 
     What the board nearby shows where most of it is empty: a blurred corner of the photo has
     faint lines everywhere, so a faint reading there is no sign of a stone. Points of a kind:
-    inner points within two rows and columns; edge points along their own edge within three
+    inner points within two rows and columns; edge points along their own edge within four
     points (edge lines differ, and a lens bends them off their points); corners with the
     edge points next to them. Maps (no grid) use the upper quartile over all spots.
     """
@@ -579,7 +584,17 @@ def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> 
     pick = np.append(values, -np.inf)[idx]
     pick[np.isnan(pick)] = -np.inf
     pick = -np.sort(-pick, axis=1)  # largest first
-    return pick[np.arange(len(idx)), count // 4]
+    local = pick[np.arange(len(idx)), count // 4]
+    # Where stones crowd the points around, fall back to half of what points of the kind show
+    # over the whole board (inner points; edge and corner points).
+    h, w = shape
+    inner = np.zeros((h, w), dtype=bool)
+    inner[1:-1, 1:-1] = True
+    inner = inner.reshape(-1)
+    board = np.empty(len(values))
+    for part in (inner, ~inner):
+        board[part] = np.percentile(values[part], 75)
+    return np.maximum(local, VALLEY_FALLBACK * board)
 
 
 @functools.lru_cache(maxsize=16)
@@ -604,9 +619,9 @@ def _kin(shape: tuple[int, int]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
             else:
                 cand = []
                 if k in (1, 3):  # along its row (a top or bottom edge)
-                    cand += [(r, cc) for cc in range(max(0, c - 3), min(w, c + 4))]
+                    cand += [(r, cc) for cc in range(max(0, c - 4), min(w, c + 5))]
                 if k in (2, 3):  # along its column
-                    cand += [(rr, c) for rr in range(max(0, r - 3), min(h, r + 4))]
+                    cand += [(rr, c) for rr in range(max(0, r - 4), min(h, r + 5))]
                 cand = sorted({(rr, cc) for rr, cc in cand if kind[rr, cc] != 0})
             lists.append([rr * w + cc for rr, cc in cand])
     width = max(len(v) for v in lists)
@@ -696,15 +711,16 @@ CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
 PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
 SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
 SAME_CHANGED = 0.5  # ... below which something lies on it
-WHITE_SPREAD = 4.0
-SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white  # tint distance to the clear white stones within which a spot can be white
+WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white
 PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 VALLEY_STEP = 2  # tile pixels (1/8 unit): a grid line is darker than this far on both sides
 COVERED = 0.2  # a valley below this share of the nearby points' one: the lines are hidden
+VALLEY_FALLBACK = 0.5  # share of the board-wide valley a crowded spot is judged against
 VALLEY_SEEN = 0.06  # ... judged only where nearby points show lines at least this clearly
-PALE_TINT = 4.0  # on a pale board, a covered spot this close to its tint is a white stone
-PALE_MIN = 0.9  # ... and at least this bright (a hand's shadow or a sleeve is darker)
 RING_MIN = 0.05  # brightness drop all round a stone's rim, over the board's: an outline
+PALE_TINT = 4.0  # a covered, outlined spot this close to the board's tint is white (a pale board)
+PALE_MIN = 0.9  # ... if at least this bright (a hand's shadow or a sleeve is darker)
 
 
 def classify(
@@ -755,17 +771,19 @@ def classify(
     conf[shaded] = 0.55
     white |= shaded
 
-    # Lines hidden where the points around show them: something lies on the point. It is
-    # named white only by colour a hand or a sleeve lacks: the clear white stones' tint, or,
-    # on a pale board (white stones share its tint there), the board's own tint and no
-    # darker than it. Covers light wood and magnetic white or metal boards without a profile.
+    # A white stone on a board nearly as pale as itself (light maple, a white or metal
+    # magnetic sheet) is neither much brighter nor differently tinted. Its shape shows: the
+    # grid lines vanish where the points around show them (something lies on the point), and
+    # brightness drops all round at its rim (an outline: a hand, a sleeve or a blurred point
+    # has none). Such a spot is white if it is not darker than the board and has either the
+    # clear white stones' tint or nearly the board's own (skin is far from both). Confidence
+    # stays below 0.95, so the edge of a hand nearby still turns it unknown.
     covered = np.zeros(n, dtype=bool)
     if f.valley is not None and f.valley_ref is not None:
         with np.errstate(invalid="ignore"):
             seen = f.valley_ref >= VALLEY_SEEN  # (n, 2): lines show this way around the spot
             gone = f.valley < COVERED * f.valley_ref
         covered = seen.any(axis=1) & (gone | ~seen).all(axis=1)
-    pale_board = _pale(f.bg_tint)
     outline = np.zeros(n, dtype=bool)
     if f.ring is not None:
         with np.errstate(invalid="ignore"):
@@ -809,7 +827,7 @@ def classify(
         out[still & ~black] = EMPTY
         conf[still & ~black] = np.clip(0.5 + (f.same[still & ~black] - SAME_EMPTY), 0.5, 1.0)
         changed = f.same < SAME_CHANGED
-        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & pale_board
+        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & _pale(f.bg_tint)
         out[pale] = WHITE  # a white stone on a white or metal board: shape, not colour
         conf[pale] = 0.5 + 0.5 * np.clip((SAME_CHANGED - f.same[pale]) / 0.3, 0, 1)
         odd = changed & ~black & ~white & ~pale
