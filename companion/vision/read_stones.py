@@ -717,8 +717,9 @@ PATCH = 3  # adjacent line-less unknown spots that make a covered patch
 VALLEY_STEP = 2  # tile pixels (1/8 unit): a grid line is darker than this far on both sides
 COVERED = 0.2  # a valley below this share of the nearby points' one: the lines are hidden
 VALLEY_FALLBACK = 0.5  # share of the board-wide valley a crowded spot is judged against
+VISIBLE = 0.5  # a valley this share of the nearby points' one: the lines show
 VALLEY_SEEN = 0.06  # ... judged only where nearby points show lines at least this clearly
-RING_MIN = 0.05  # brightness drop all round a stone's rim, over the board's: an outline
+RING_MIN = 0.04  # brightness drop all round a stone's rim, over the board's: an outline
 PALE_TINT = 4.0  # a covered, outlined spot this close to the board's tint is white (a pale board)
 PALE_MIN = 0.9  # ... if at least this bright (a hand's shadow or a sleeve is darker)
 
@@ -752,7 +753,23 @@ def classify(
     out[black] = BLACK
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 
-    white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT))
+    # The shape cues (NaN where not measured: then neither says anything). *Covered*: the
+    # grid lines vanish where the points around show them. *Plain*: they show as clearly as
+    # around it and no outline rings the spot: bare board whatever its colour says (a hand's
+    # reflected light or a shadow can tint and brighten the board, never draw a rim).
+    covered = np.zeros(n, dtype=bool)
+    plain = np.zeros(n, dtype=bool)
+    outline = np.zeros(n, dtype=bool)
+    if f.valley is not None and f.valley_ref is not None and f.ring is not None:
+        with np.errstate(invalid="ignore"):
+            seen = f.valley_ref >= VALLEY_SEEN  # (n, 2): lines show this way around the spot
+            gone = f.valley < COVERED * f.valley_ref
+            shown = f.valley >= VISIBLE * f.valley_ref
+            outline = f.ring / np.maximum(f.bg_gray, 1.0) >= RING_MIN
+        covered = seen.any(axis=1) & (gone | ~seen).all(axis=1)
+        plain = seen.any(axis=1) & (shown | ~seen).all(axis=1) & ~outline
+
+    white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT)) & ~plain
     # Where several clear white stones show, a white stone must also share their colour (a
     # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
     sure = white & (g >= 1.3) & ~(f.lines >= 0.3)  # (NaN: lines not measured)
@@ -763,7 +780,7 @@ def classify(
         like_white = 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
         white &= like_white
         # a white stone in a neighbour's shadow: no brighter than the board, but white's tint
-        shaded = ~white & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
+        shaded = ~white & ~plain & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
     out[white | shaded] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
@@ -778,16 +795,6 @@ def classify(
     # has none). Such a spot is white if it is not darker than the board and has either the
     # clear white stones' tint or nearly the board's own (skin is far from both). Confidence
     # stays below 0.95, so the edge of a hand nearby still turns it unknown.
-    covered = np.zeros(n, dtype=bool)
-    if f.valley is not None and f.valley_ref is not None:
-        with np.errstate(invalid="ignore"):
-            seen = f.valley_ref >= VALLEY_SEEN  # (n, 2): lines show this way around the spot
-            gone = f.valley < COVERED * f.valley_ref
-        covered = seen.any(axis=1) & (gone | ~seen).all(axis=1)
-    outline = np.zeros(n, dtype=bool)
-    if f.ring is not None:
-        with np.errstate(invalid="ignore"):
-            outline = f.ring / np.maximum(f.bg_gray, 1.0) >= RING_MIN
     hid_white = (
         covered & outline & ~black & ~white & (g >= PALE_MIN) & (like_white | (t < PALE_TINT))
     )
@@ -800,8 +807,10 @@ def classify(
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     # Grid lines crossing the point clearly: board, whatever the light does to its colour.
     # Between the board's tint and a white stone's, visible lines say board.
-    lined = (f.lines >= CLEAR_LINES) | (
-        (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
+    lined = (
+        (f.lines >= CLEAR_LINES)
+        | ((f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW))
+        | plain
     )
     # Dimmer than the board: board in a stone's shadow (which tints it), unless it has the
     # white stones' tint and no lines show (then it may be a white stone in shadow).

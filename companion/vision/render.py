@@ -82,7 +82,7 @@ def _texture(style: Style, size: int, rng: np.random.Generator) -> NDArray[np.fl
         grain = np.sin(yy * freq + 3.0 * np.sin(xx * 0.004 + rng.uniform(0, 6))) * 0.025
         grain += rng.normal(0, 0.01, (side, side)).astype(np.float32)
         img = base[None, None, :] * (1.0 + grain[..., None])
-        line_col, line_w = np.array([40, 42, 45], np.float32), max(1, PPU // 25)
+        line_col, line_w = np.array([40, 42, 45], np.float32), max(2, PPU // 20)
     else:  # magnetic fridge set: white or metal sheet, thin grey lines
         base = np.array(rng.choice([[236, 236, 236], [205, 208, 212]]), np.float32)
         img = base[None, None, :] * (1.0 + rng.normal(0, 0.01, (side, side, 1)).astype(np.float32))
