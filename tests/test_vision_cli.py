@@ -116,6 +116,17 @@ def test_eval_photos_empty_folder(tmp_path: Path) -> None:
     assert res.exit_code != 0 and "no labelled photos" in res.output
 
 
+def test_eval_renders_prints_a_line_per_board_look() -> None:
+    from companion.commands.eval_renders import CASES
+
+    res = CliRunner().invoke(main, ["eval-renders", "--seeds", "1"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert lines[0].split()[:3] == ["look", "size", "options"]
+    assert len(lines) == 1 + len(CASES)
+    assert all(line.split()[0] in ("wood", "pale", "magnetic") for line in lines[1:])
+
+
 def test_bench_read_prints_figures() -> None:
     res = CliRunner().invoke(main, ["bench", "read", "--frames", "20", "--finds", "1"])
     assert res.exit_code == 0, res.output

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not PHOTOS.is_dir(), reason="../shared/data/phot
 
 # Per set: the least share of intersections read right (truth corners where given, else found).
 MIN_ACCURACY = {
-    "gomrade/1": 0.93,  # no corners given: found; dim, blue light, long shadows
+    "gomrade/1": 0.96,  # no corners given: found; dim, blue light, long shadows
     "gomrade/2": 0.99,  # includes the known label fault (two white stones missing in 67.txt)
     "gomrade/3": 0.997,
     "gomrade/4": 0.997,
@@ -28,7 +28,7 @@ MIN_ACCURACY = {
     "gomrade/testing_sequence": 0.999,
     "imago/13x13": 0.99,
     "imago/9x9": 0.98,
-    "imago/t1": 0.997,
+    "imago/t1": 0.999,  # a board nearly as white as the white stones
     "imago/t2": 0.997,
     "imago/t2/skip": 0.995,  # hard frames: stray stones, captures, glare
 }
@@ -72,6 +72,21 @@ def test_few_confident_mistakes(summary: Summary) -> None:
     wrong = sum(r.wrong for r in summary.results)
     points = sum(len(r.read) for r in summary.results)
     assert wrong / points < 0.001
+
+
+@pytest.mark.parametrize("name", ["t1_009", "t1_010", "t1_011"])
+def test_white_on_the_light_imago_board(name: str) -> None:
+    """imago/t1: a board nearly as white as the stones, read without help (board found). White
+    at R5 (row 14, column 16) and, in t1_011, at O4 (row 15, column 13) is read white, and the
+    whole board matches its label."""
+    photo = next(p for p in walk(PHOTOS / "imago" / "t1") if p.path.stem == name)
+    result = evaluate_photo(photo, use_corners=False)
+    assert result.found
+    read = result.read
+    assert read[14 * 19 + 16] == "W"
+    if name == "t1_011":
+        assert read[15 * 19 + 13] == "W"
+    assert read == photo.tokens
 
 
 def test_boards_found_where_truth_corners_exist() -> None:

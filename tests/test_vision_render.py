@@ -95,6 +95,43 @@ def test_magnetic_with_hand_and_profile_never_wrong() -> None:
     assert obs.unknown >= len(r.hidden) * 0.7
 
 
+@pytest.mark.parametrize(
+    ("style", "size", "kwargs"),
+    [
+        ("pale", 19, {"seed": 0}),  # light maple nearly as bright as the stones
+        ("pale", 19, {"light": "uneven", "seed": 1}),
+        ("pale", 19, {"tilt": 25, "seed": 2}),
+        ("pale", 19, {"light": "warm", "tilt": 10, "seed": 3}),
+        ("magnetic", 9, {"seed": 2}),  # white sheet
+        ("magnetic", 9, {"light": "uneven", "seed": 0}),  # metal sheet
+        ("magnetic", 9, {"light": "warm", "tilt": 15, "seed": 4}),
+    ],
+)
+def test_white_on_a_pale_board_without_a_profile(
+    style: str, size: int, kwargs: dict[str, object]
+) -> None:
+    """White stones on a board nearly as pale as they are, no calibration: read by their shape
+    (grid lines hidden, a round outline), never as empty, and no empty point turns white."""
+    seed = int(kwargs["seed"])  # type: ignore[call-overload]
+    rows = random_position(size, stones=0.35, seed=100 + seed)
+    r = render_board(rows, size=size, style=style, **kwargs)  # type: ignore[arg-type]
+    obs = read_photo(r.image, size=size, corners=r.corners[0]).observation
+    assert _wrong_colour(r.tokens, obs.states) == []
+    whites = [i for i, tok in enumerate(r.tokens) if tok == "W"]
+    assert len(whites) > 5
+    assert sum(obs.states[i] == "W" for i in whites) >= 0.95 * len(whites)
+
+
+@pytest.mark.parametrize(("style", "size", "seed"), [("pale", 19, 10), ("magnetic", 9, 6)])
+def test_hand_over_a_pale_board_is_unknown(style: str, size: int, seed: int) -> None:
+    """A hand has no round outline and not a stone's colour: the spots it covers stay unknown."""
+    rows = random_position(size, stones=0.3, seed=seed)
+    r = render_board(rows, size=size, style=style, hand=True, tilt=15, seed=seed)  # type: ignore[arg-type]
+    obs = read_photo(r.image, size=size, corners=r.corners[0]).observation
+    assert _wrong_colour(r.tokens, obs.states) == []
+    assert sum(obs.states[i] == "?" for i in r.hidden) >= 0.6 * len(r.hidden)
+
+
 def test_stacked_pair_side_by_side() -> None:
     """Two 9x9 layers in one frame: found, mapped left to right to layers 0 and 1."""
     rows = random_position(9, stones=0.3, seed=2, layers=2)

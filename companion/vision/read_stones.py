@@ -8,8 +8,11 @@ How it reads (classic OpenCV, no model):
    :func:`estimate_offset`) says where. A second remap cuts tiles centred on the points
    themselves, for the grid lines.
 2. Per spot: the median brightness and median chromaticity of a central disc (medians ignore
-   grid lines, star points and a glare spot on a black stone), and how clearly straight grid
-   lines cross the point itself (a stone, a hand or a sleeve hides them).
+   grid lines, star points and a glare spot on a black stone), how clearly straight grid
+   lines cross the point itself (a stone, a hand or a sleeve hides them) -- as darkness and
+   as a *valley* (a thin line is darker than both its sides; a stone's shading is not),
+   compared with the points of its kind nearby -- and how clearly brightness drops all round
+   at a stone's rim (its outline).
 3. A *light model*: smooth quadratic surfaces of empty-board brightness and tint, fitted
    robustly (stones and hands are outliers) -- or, with a calibration profile, the saved
    empty-board look of every spot scaled to today's light. Dim, uneven or coloured light
@@ -18,8 +21,10 @@ How it reads (classic OpenCV, no model):
    shares the tint of the clear white stones (a hand does not). Empty looks like the board and
    shows its lines. With a saved empty look, a point that still matches it is empty and one
    that does not holds something, named only if its colour is clear (so white magnetic stones
-   on a white board are read). Anything between the clear bands is ``?``, and a patch of
-   hidden points makes its surroundings ``?`` too: a wrong colour is far worse than unknown.
+   on a white board are read). Without one, a white stone on a board as pale as itself is
+   read by its shape: lines hidden and a round outline. Anything between the clear bands is
+   ``?``, and a patch of hidden points makes its surroundings ``?`` too: a wrong colour is
+   far worse than unknown.
 
 Contract: :class:`StoneReader` and :func:`read_board` raise :class:`VisionError` for an
 unusable image or corners; they never invent a reading for a spot they cannot see.
@@ -27,6 +32,7 @@ unusable image or corners; they never invent a reading for a spot they cannot se
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -50,6 +56,10 @@ from companion.vision.geometry import (
 Image = NDArray[np.uint8]
 
 DEFAULT_CELL = 16  # tile side in pixels
+RING_RADII = np.arange(0.25, 0.66, 0.05)  # board units: rays across a stone's rim (nudged too)
+RING_ANGLES = 16
+RING_STEP = 2  # a drop is measured over this many radii (0.1 unit)
+RING_LOW = 2  # the third-weakest ray counts: two may cross a touching stone or a line's end
 DISC = 0.36  # sample disc radius, board units (a stone's radius is ~0.48)
 STONE_RADIUS = 0.47  # board units
 
@@ -126,6 +136,13 @@ class Features:
     bg_tint: NDArray[np.float64]  # (n, 2)
     lines: NDArray[np.float64]  # grid-line contrast at the point (0 hidden; NaN not measured)
     same: NDArray[np.float64] | None = None  # correlation with the empty-board patch, if saved
+    # Thin grid lines crossing the point (a valley: darker than both sides; a stone's smooth
+    # shading is not one), and what nearby points show (upper quartile around it); (n, 2):
+    # horizontal lines, vertical lines (a shaken camera blurs one way). NaN: not measured.
+    valley: NDArray[np.float64] | None = None
+    valley_ref: NDArray[np.float64] | None = None
+    # How much brightness drops all round at a stone's rim, in grey levels (NaN: not measured)
+    ring: NDArray[np.float64] | None = None
 
 
 class StoneReader:
@@ -152,6 +169,7 @@ class StoneReader:
         self._maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
         self._flat_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16], int]] = []
         self._boxes: list[tuple[int, int, int, int, int]] = []
+        self._ring_maps: list[tuple[NDArray[np.int16], NDArray[np.uint16]]] = []
         for region in self.regions:
             k = len(region.points)
             tpr = max(1, int(np.ceil(np.sqrt(k))))
@@ -175,6 +193,7 @@ class StoneReader:
             )
             self._flat_maps.append((f1, f2, tpr))
             self._boxes.append((*box, factor))
+            self._ring_maps.append(_ring_maps(S @ region.H, centres, region.scale))
         self._disc = _disc(cell)
         self._disc_half = _disc(cell // 2)
         self._disc_cache: dict[tuple[int, int], NDArray[np.uint8]] = {}
@@ -220,18 +239,28 @@ class StoneReader:
         parts: list[tuple[NDArray[np.float64], ...]] = []
         c = self.cell
         k = int(self._disc.sum())
-        flats = self._flats(image)
+        shrunk = self._shrunk(image)
+        flats = self._flats(image, shrunk)
         # With saved empty-board patches the patches decide "unchanged"; the line test (the
         # costliest step) is only needed without them. NaN marks "not measured".
         if self.reference is not None and self.reference.patches is not None:
             lines_of = [np.full(len(r.points), np.nan) for r in self.regions]
+            ring_of = lines_of
+            valley_of = ref_of = [np.full((len(r.points), 2), np.nan) for r in self.regions]
         else:
-            lines_of = [
+            measured = [
                 _line_contrast(flat, c, tpr, len(region.points))
                 for flat, (_, _, tpr), region in zip(
                     flats, self._flat_maps, self.regions, strict=True
                 )
             ]
+            lines_of = [m[0] for m in measured]
+            valley_of = [m[1] for m in measured]
+            ref_of = [
+                _local_upper(v, region.shape)
+                for v, region in zip(valley_of, self.regions, strict=True)
+            ]
+            ring_of = self._rings(shrunk)
         for big, region, (_, _, tpr) in zip(
             self._mosaics(image), self.regions, self._maps, strict=True
         ):
@@ -261,15 +290,19 @@ class StoneReader:
                 bg_tint = _fit_surface(region.points, tint, keep)
             else:
                 bg_gray, bg_tint = gray, tint  # replaced by the reference below
-            parts.append((gray, tint, bg_gray, bg_tint, lines_of[len(parts)]))
-        gray, tint, bg_gray, bg_tint, lines = (
-            np.concatenate([p[i] for p in parts]) for i in range(5)
+            k_ = len(parts)
+            parts.append(
+                (gray, tint, bg_gray, bg_tint, lines_of[k_], valley_of[k_], ref_of[k_], ring_of[k_])
+            )
+        gray, tint, bg_gray, bg_tint, lines, valley, valley_ref, ring = (
+            np.concatenate([p[i] for p in parts]) for i in range(8)
         )
         if not self._in_order:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
-            gray, tint, bg_gray, bg_tint, lines = (
-                a[inv_order] for a in (gray, tint, bg_gray, bg_tint, lines)
+            gray, tint, bg_gray, bg_tint, lines, valley, valley_ref, ring = (
+                a[inv_order]
+                for a in (gray, tint, bg_gray, bg_tint, lines, valley, valley_ref, ring)
             )
         same = None
         if self.reference is not None:
@@ -286,19 +319,51 @@ class StoneReader:
             bg_tint=bg_tint,
             lines=lines,
             same=same,
+            valley=valley,
+            valley_ref=valley_ref,
+            ring=ring,
         )
 
-    def _flats(self, image: Image) -> list[NDArray[np.uint8]]:
-        """Per region, the grey mosaic of tiles centred on the points themselves (grid lines)."""
+    def _shrunk(self, image: Image) -> list[NDArray[np.uint8]]:
+        """Per region, the grey box around it, shrunk by area averaging to ~cell px per unit."""
         out = []
-        for (m1, m2, _), (x0, y0, x1, y1, factor) in zip(self._flat_maps, self._boxes, strict=True):
+        for x0, y0, x1, y1, factor in self._boxes:
             roi = image[y0:y1, x0:x1]
             if factor > 1:
                 roi = cv2.resize(
                     roi, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA
                 )
-            g = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
-            out.append(cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+            out.append(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY))
+        return out
+
+    def _flats(
+        self, image: Image, shrunk: list[NDArray[np.uint8]] | None = None
+    ) -> list[NDArray[np.uint8]]:
+        """Per region, the grey mosaic of tiles centred on the points themselves (grid lines)."""
+        boxes = self._shrunk(image) if shrunk is None else shrunk
+        return [
+            cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            for g, (m1, m2, _) in zip(boxes, self._flat_maps, strict=True)
+        ]
+
+    def _rings(self, shrunk: list[NDArray[np.uint8]]) -> list[NDArray[np.float64]]:
+        """Per region and spot: how clearly brightness drops all round at a stone's rim.
+
+        Samples :data:`RING_ANGLES` rays from where a stone would show, at radii
+        :data:`RING_RADII`; per ray the largest drop over :data:`RING_STEP` radii going outward
+        (a white stone's edge, its rim or its shadow), then a low order statistic over the rays:
+        a stone's outline is round and closed, while grid lines run *along* the rays, and a
+        neighbour's rim, a finger or a sleeve's edge only crosses some of them. Grey levels.
+        """
+        out = []
+        j = RING_STEP
+        for g, (m1, m2) in zip(shrunk, self._ring_maps, strict=True):
+            smp = cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            smp = smp.astype(np.int16).reshape(-1, RING_ANGLES, len(RING_RADII))
+            drop = smp[:, :, 0] - smp[:, :, j]
+            for r in range(1, len(RING_RADII) - j):
+                drop = np.maximum(drop, smp[:, :, r] - smp[:, :, r + j])
+            out.append(np.partition(drop, RING_LOW, axis=1)[:, RING_LOW].astype(np.float64))
         return out
 
     def patches(
@@ -364,6 +429,24 @@ def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64
     return np.where(ok & (den > 0), (x * y).sum(axis=1) / np.maximum(den, 1e-9), 0.0)
 
 
+def _ring_maps(
+    H: NDArray[np.float64], centres: NDArray[np.float64], scale: float
+) -> tuple[NDArray[np.int16], NDArray[np.uint16]]:
+    """``cv2.remap`` maps: per spot, :data:`RING_ANGLES` rays of :data:`RING_RADII` samples."""
+    from companion.vision.geometry import project
+
+    th = np.arange(RING_ANGLES) * (2.0 * np.pi / RING_ANGLES)
+    rays = np.stack([np.cos(th), np.sin(th)], axis=1)  # (K, 2)
+    pts = (
+        centres[:, None, None, :]
+        + (RING_RADII * scale)[None, None, :, None] * rays[None, :, None, :]
+    )  # (n, K, J, 2)
+    uv = project(H, pts.reshape(-1, 2)).astype(np.float32)
+    uv = uv.reshape(len(centres), RING_ANGLES * len(RING_RADII), 2)  # wide rows remap fastest
+    m1, m2 = cv2.convertMaps(uv[..., 0].copy(), uv[..., 1].copy(), cv2.CV_16SC2)
+    return m1, m2
+
+
 def _disc(cell: int) -> NDArray[np.bool_]:
     """Flat mask of the sample disc (radius :data:`DISC` units) in a ``cell`` x ``cell`` tile."""
     yy, xx = np.mgrid[0:cell, 0:cell]
@@ -399,8 +482,13 @@ def _spacing_px(region: Region) -> float:
     return float(np.median(np.linalg.norm(q2 - q, axis=1)))
 
 
-def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> NDArray[np.float64]:
+def _line_contrast(
+    mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per tile: how clearly straight grid lines cross near its centre, both ways (0..1).
+
+    Returns the contrast described below (the weaker direction) and the *valley* per
+    direction, (n, 2): horizontal lines, then vertical ones.
 
     For each direction and each half of the tile (so edge points, whose lines stop at the
     centre, still count): the darkest row within 0.3 of a spacing of the centre (corners may be
@@ -432,9 +520,129 @@ def _line_contrast(mosaic: NDArray[np.uint8], cell: int, tpr: int, n: int) -> ND
     # relative to the brighter of the tile and the typical tile (the board), so that a dark
     # stone's small ripples do not pass for lines
     board = float(np.median(level))
-    strength = np.partition(dip, q, axis=2)[:, :, q] / np.maximum(level, max(board, 1.0))
+    norm = np.maximum(level, max(board, 1.0))
+    strength = _low(list(np.moveaxis(dip, 2, 0)), q) / norm
     best = strength.max(axis=1)
-    return np.minimum(best[:n], best[n:]).astype(np.float64)
+    # The valley: a row darker than the rows VALLEY_STEP pixels above *and* below it, all
+    # along. A stone's shading (a smooth slope, or its rim seen from inside) is darker on
+    # one side only, so it gives no valley where the darkest-row contrast above still sees
+    # a "line".
+    d = VALLEY_STEP
+    ys = np.flatnonzero(near)
+    y0, y1 = max(int(ys[0]), d), min(int(ys[-1]) + 1, cell - d)
+    cols = np.moveaxis(part, 3, 0)  # (cols, m, 2, rows): columns first, for the order statistic
+    valley = np.minimum(cols[..., y0 - d : y1 - d], cols[..., y0 + d : y1 + d]) - cols[..., y0:y1]
+    vq = _low(list(valley), q).max(axis=2) / norm
+    vbest = vq.max(axis=1)
+    return (
+        np.minimum(best[:n], best[n:]).astype(np.float64),
+        np.stack([vbest[:n], vbest[n:]], axis=1).astype(np.float64),
+    )
+
+
+def _low(values: list[NDArray[np.float32]], q: int) -> NDArray[np.float32]:
+    """Elementwise ``q``-th smallest (0-based) across equally shaped arrays.
+
+    The second smallest of a few is computed as min over j of max(v_j, min of the others):
+    much faster than ``np.partition`` along a short last axis.
+    """
+    if q != 1 or len(values) < 2:
+        return np.partition(np.stack(values), q, axis=0)[q]
+    pre: list[NDArray[np.float32] | None] = [None]
+    for v in values[:-1]:
+        last = pre[-1]
+        pre.append(v if last is None else np.minimum(last, v))
+    suf: list[NDArray[np.float32] | None] = [None]
+    for v in values[:0:-1]:
+        last = suf[-1]
+        suf.append(v if last is None else np.minimum(last, v))
+    suf.reverse()
+    best: NDArray[np.float32] | None = None
+    for v, a, b in zip(values, pre, suf, strict=True):
+        others = a if b is None else (b if a is None else np.minimum(a, b))
+        assert others is not None
+        c = np.maximum(v, others)
+        best = c if best is None else np.minimum(best, c)
+    assert best is not None
+    return best
+
+
+def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> NDArray[np.float64]:
+    """Per spot (and per column of ``values``), the upper quartile over the points of its kind
+    near it.
+
+    What the board nearby shows where most of it is empty: a blurred corner of the photo has
+    faint lines everywhere, so a faint reading there is no sign of a stone. Points of a kind:
+    inner points within two rows and columns; edge points along their own edge within four
+    points (edge lines differ, and a lens bends them off their points); corners with the
+    edge points next to them. Where stones crowd the points around, half of what the points of
+    the kind show over the whole board (inner; edge and corner) counts instead. Maps (no
+    grid) use the upper quartile over all spots. NaN values count as lowest.
+    """
+    vals = np.where(np.isnan(values), -np.inf, values)
+    if shape is None or min(shape) < 4:
+        return np.broadcast_to(_upper(vals), vals.shape).copy()
+    idx, groups = _kin(shape)
+    cols = vals.reshape(len(vals), -1).T  # (columns, n): gathers and partitions run along rows
+    ext = np.concatenate([cols, np.full((len(cols), 1), -np.inf)], axis=1)
+    pick = np.take(ext, idx, axis=1, mode="clip")  # (columns, n, L); far faster than ext[:, idx]
+    local_t = np.empty(cols.shape)
+    last = idx.shape[1] - 1
+    for rows, k in groups:  # spots with as many points of their kind around: same rank
+        local_t[:, rows] = np.partition(pick[:, rows], last - k, axis=2)[:, :, last - k]
+    local = local_t.T.reshape(vals.shape)  # (the k-th largest: the upper quartile)
+    h, w = shape
+    inner = np.zeros((h, w), dtype=bool)
+    inner[1:-1, 1:-1] = True
+    inner = inner.reshape(-1)
+    board = np.empty_like(local)
+    for part in (inner, ~inner):
+        board[part] = _upper(vals[part])
+    return np.maximum(local, VALLEY_FALLBACK * board)
+
+
+def _upper(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Upper quartile along axis 0 (a lower order statistic: cheaper than ``np.percentile``)."""
+    k = (3 * (len(values) - 1)) // 4
+    return np.partition(values, k, axis=0)[k]
+
+
+@functools.lru_cache(maxsize=16)
+def _kin(
+    shape: tuple[int, int],
+) -> tuple[NDArray[np.intp], list[tuple[NDArray[np.intp], int]]]:
+    """For :func:`_local_upper`: per spot, the spots of its kind near it (padded with ``n``),
+    and the spots grouped by the rank of their upper quartile among those."""
+    h, w = shape
+    kind = np.zeros((h, w), dtype=np.int8)  # 0 inner, 1 top/bottom edge, 2 left/right, 3 corner
+    kind[[0, -1], :] = 1
+    kind[:, [0, -1]] = 2
+    kind[[0, 0, -1, -1], [0, -1, 0, -1]] = 3
+    lists: list[list[int]] = []
+    for r in range(h):
+        for c in range(w):
+            k = kind[r, c]
+            if k == 0:
+                cand = [
+                    (rr, cc)
+                    for rr in range(r - 2, r + 3)
+                    for cc in range(c - 2, c + 3)
+                    if 0 <= rr < h and 0 <= cc < w and kind[rr, cc] == 0
+                ]
+            else:
+                cand = []
+                if k in (1, 3):  # along its row (a top or bottom edge)
+                    cand += [(r, cc) for cc in range(max(0, c - 4), min(w, c + 5))]
+                if k in (2, 3):  # along its column
+                    cand += [(rr, c) for rr in range(max(0, r - 4), min(h, r + 5))]
+                cand = sorted({(rr, cc) for rr, cc in cand if kind[rr, cc] != 0})
+            lists.append([rr * w + cc for rr, cc in cand])
+    width = max(len(v) for v in lists)
+    idx = np.full((h * w, width), h * w, dtype=np.intp)
+    for i, v in enumerate(lists):
+        idx[i, : len(v)] = v
+    rank = np.array([len(v) // 4 for v in lists], dtype=np.intp)
+    return idx, [(np.flatnonzero(rank == k), int(k)) for k in np.unique(rank)]
 
 
 def _check_image(image: object) -> None:
@@ -517,9 +725,17 @@ CLEAR_LINES = 0.4  # lines this clear at a point that is not white: board
 PALE_BOARD = 0.25  # board saturation below which it is "white or metal" (magnetic sets)
 SAME_EMPTY = 0.75  # with a saved empty board: correlation from which a point is unchanged
 SAME_CHANGED = 0.5  # ... below which something lies on it
-WHITE_SPREAD = 4.0
-SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white  # tint distance to the clear white stones within which a spot can be white
+WHITE_SPREAD = 4.0  # tint distance to the clear white stones within which a spot can be white
+SHADED_WHITE = 0.95  # g from which a spot with the clear white stones' tint is white
 PATCH = 3  # adjacent line-less unknown spots that make a covered patch
+VALLEY_STEP = 2  # tile pixels (1/8 unit): a grid line is darker than this far on both sides
+COVERED = 0.2  # a valley below this share of the nearby points' one: the lines are hidden
+VALLEY_FALLBACK = 0.5  # share of the board-wide valley a crowded spot is judged against
+VISIBLE = 0.5  # a valley this share of the nearby points' one: the lines show
+VALLEY_SEEN = 0.06  # ... judged only where nearby points show lines at least this clearly
+RING_MIN = 0.04  # brightness drop all round a stone's rim, over the board's: an outline
+PALE_TINT = 4.0  # a covered, outlined spot this close to the board's tint is white (a pale board)
+PALE_MIN = 0.9  # ... if at least this bright (a hand's shadow or a sleeve is darker)
 
 
 def classify(
@@ -551,7 +767,23 @@ def classify(
     out[black] = BLACK
     conf[black] = 0.5 + (BLACK_BELOW - g[black]) / BLACK_BELOW
 
-    white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT))
+    # The shape cues (NaN where not measured: then neither says anything). *Covered*: the
+    # grid lines vanish where the points around show them. *Plain*: they show as clearly as
+    # around it and no outline rings the spot: bare board whatever its colour says (a hand's
+    # reflected light or a shadow can tint and brighten the board, never draw a rim).
+    covered = np.zeros(n, dtype=bool)
+    plain = np.zeros(n, dtype=bool)
+    outline = np.zeros(n, dtype=bool)
+    if f.valley is not None and f.valley_ref is not None and f.ring is not None:
+        with np.errstate(invalid="ignore"):
+            seen = f.valley_ref >= VALLEY_SEEN  # (n, 2): lines show this way around the spot
+            gone = f.valley < COVERED * f.valley_ref
+            shown = f.valley >= VISIBLE * f.valley_ref
+            outline = f.ring / np.maximum(f.bg_gray, 1.0) >= RING_MIN
+        covered = seen.any(axis=1) & (gone | ~seen).all(axis=1)
+        plain = seen.any(axis=1) & (shown | ~seen).all(axis=1) & ~outline
+
+    white = (g >= WHITE_MIN) & ((t >= WHITE_TINT) | (g >= WHITE_BRIGHT)) & ~plain
     # Where several clear white stones show, a white stone must also share their colour (a
     # hand or a sleeve can be as bright and as far from the wood's tint, but not white).
     sure = white & (g >= 1.3) & ~(f.lines >= 0.3)  # (NaN: lines not measured)
@@ -562,7 +794,7 @@ def classify(
         like_white = 100.0 * np.hypot(*(f.tint - ref).T) < WHITE_SPREAD
         white &= like_white
         # a white stone in a neighbour's shadow: no brighter than the board, but white's tint
-        shaded = ~white & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
+        shaded = ~white & ~plain & like_white & (t >= WHITE_TINT) & (g >= SHADED_WHITE)
     out[white | shaded] = WHITE
     wm = np.maximum((t - WHITE_TINT) / 3.0, (g - WHITE_BRIGHT) / 0.2)
     wm = np.minimum(wm, (g - WHITE_MIN) / 0.1)
@@ -570,13 +802,29 @@ def classify(
     conf[shaded] = 0.55
     white |= shaded
 
+    # A white stone on a board nearly as pale as itself (light maple, a white or metal
+    # magnetic sheet) is neither much brighter nor differently tinted. Its shape shows: the
+    # grid lines vanish where the points around show them (something lies on the point), and
+    # brightness drops all round at its rim (an outline: a hand, a sleeve or a blurred point
+    # has none). Such a spot is white if it is not darker than the board and has either the
+    # clear white stones' tint or nearly the board's own (skin is far from both). Confidence
+    # stays below 0.95, so the edge of a hand nearby still turns it unknown.
+    hid_white = (
+        covered & outline & ~black & ~white & (g >= PALE_MIN) & (like_white | (t < PALE_TINT))
+    )
+    out[hid_white] = WHITE
+    conf[hid_white] = 0.5 + 0.4 * np.clip((g[hid_white] - PALE_MIN) / 0.2, 0, 1)
+    white |= hid_white
+
     # Not bright enough for a white stone nor dark enough for a black one: board (maybe in a
     # stone's shadow, which tints it). Bright but board-tinted: glare on the board.
     board_tint = (t < EMPTY_TINT) & (g < WHITE_BRIGHT)
     # Grid lines crossing the point clearly: board, whatever the light does to its colour.
     # Between the board's tint and a white stone's, visible lines say board.
-    lined = (f.lines >= CLEAR_LINES) | (
-        (f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW)
+    lined = (
+        (f.lines >= CLEAR_LINES)
+        | ((f.lines >= SOME_LINES) & (t < WHITE_TINT) & (g < EMPTY_BELOW))
+        | plain
     )
     # Dimmer than the board: board in a stone's shadow (which tints it), unless it has the
     # white stones' tint and no lines show (then it may be a white stone in shadow).
@@ -602,10 +850,7 @@ def classify(
         out[still & ~black] = EMPTY
         conf[still & ~black] = np.clip(0.5 + (f.same[still & ~black] - SAME_EMPTY), 0.5, 1.0)
         changed = f.same < SAME_CHANGED
-        r, gg = np.median(f.bg_tint, axis=0)
-        rgb = np.array([r, gg, 1.0 - r - gg])
-        neutral_board = float((rgb.max() - rgb.min()) / rgb.max()) < PALE_BOARD
-        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & neutral_board
+        pale = changed & ~black & ~white & (g >= 0.85) & (t < EMPTY_TINT) & _pale(f.bg_tint)
         out[pale] = WHITE  # a white stone on a white or metal board: shape, not colour
         conf[pale] = 0.5 + 0.5 * np.clip((SAME_CHANGED - f.same[pale]) / 0.3, 0, 1)
         odd = changed & ~black & ~white & ~pale
@@ -620,6 +865,13 @@ def classify(
     if neighbours is not None:
         _unknown_patches(out, conf, hidden, neighbours)
     return out.tolist(), np.clip(conf, 0.0, 1.0)
+
+
+def _pale(bg_tint: NDArray[np.float64]) -> bool:
+    """A board of little colour (white, metal, the palest maple): white stones share its tint."""
+    r, g = np.median(bg_tint, axis=0)
+    rgb = np.array([r, g, 1.0 - r - g])
+    return float((rgb.max() - rgb.min()) / max(float(rgb.max()), 1e-6)) < PALE_BOARD
 
 
 def _unknown_patches(

@@ -5,9 +5,10 @@ side by side, a hand over the board, dim or coloured light) and by the demo, whi
 rendered frames through the whole loop. The renderer knows the truth: :class:`Rendered`
 carries the corner intersections of every layer and the spots a hand hides.
 
-It is a plausible drawing, not a physical simulation: a top-down board texture (wood grain or
-a flat white/metal sheet, lines, star points, stones with shading, shadow and a raised top
-that shows off its point towards the camera), warped into the frame by a homography.
+It is a plausible drawing, not a physical simulation: a top-down board texture (wood grain,
+pale maple nearly as white as the stones, or a flat white/metal sheet; lines, star points,
+stones with shading, shadow and a raised top that shows off its point towards the camera),
+warped into the frame by a homography.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from numpy.typing import NDArray
 
 from companion.errors import VisionError
 
-Style = Literal["wood", "magnetic"]
+Style = Literal["wood", "pale", "magnetic"]
 Light = Literal["even", "dim", "uneven", "warm", "blue", "green"]
 PPU = 40  # texture pixels per grid unit
 
@@ -75,6 +76,13 @@ def _texture(style: Style, size: int, rng: np.random.Generator) -> NDArray[np.fl
         grain += rng.normal(0, 0.015, (side, side)).astype(np.float32)
         img = base[None, None, :] * (1.0 + grain[..., None])
         line_col, line_w = np.array([30, 35, 40], np.float32), max(2, PPU // 20)
+    elif style == "pale":  # light maple or a printed board: nearly as white as a white stone
+        base = np.array(rng.uniform([196, 210, 222], [222, 232, 242]), np.float32)
+        freq = rng.uniform(0.02, 0.05)
+        grain = np.sin(yy * freq + 3.0 * np.sin(xx * 0.004 + rng.uniform(0, 6))) * 0.025
+        grain += rng.normal(0, 0.01, (side, side)).astype(np.float32)
+        img = base[None, None, :] * (1.0 + grain[..., None])
+        line_col, line_w = np.array([40, 42, 45], np.float32), max(2, PPU // 20)
     else:  # magnetic fridge set: white or metal sheet, thin grey lines
         base = np.array(rng.choice([[236, 236, 236], [205, 208, 212]]), np.float32)
         img = base[None, None, :] * (1.0 + rng.normal(0, 0.01, (side, side, 1)).astype(np.float32))
@@ -110,7 +118,7 @@ def _draw_stones(
 ) -> None:
     """Stones with a side, a top raised by ``lift`` (texture px), shadow and shading."""
     size = len(board)
-    rad = 0.47 * PPU if style == "wood" else 0.42 * PPU
+    rad = 0.42 * PPU if style == "magnetic" else 0.47 * PPU
     flat = style == "magnetic"
     for r in range(size):
         for c in range(size):
@@ -138,6 +146,11 @@ def _draw_stones(
             cv2.circle(img, (int(tx), int(ty)), int(rad), top_col, -1, cv2.LINE_AA)
             if flat and t == "W":  # magnetic white: a faint rim is all that shows on white
                 cv2.circle(img, (int(tx), int(ty)), int(rad), (175, 178, 180), 1, cv2.LINE_AA)
+            if not flat:  # a dome: its edge turns away from the light and shows darker
+                edge = tuple(0.82 * v for v in top_col)
+                cv2.circle(
+                    img, (int(tx), int(ty)), int(rad) - 1, edge, max(2, PPU // 16), cv2.LINE_AA
+                )
             if not flat:  # soft shading on the dome
                 hl = tuple(min(255.0, v + (25 if t == "B" else 12)) for v in top_col)
                 cv2.circle(
