@@ -81,3 +81,26 @@ def test_three_stones_at_once_are_held_as_a_discrepancy(sequence: Path, tmp_path
     assert table.state.discrepancy is not None
     assert "appeared" in table.state.discrepancy.message
     assert table.alerts()[0] == table.state.discrepancy.message
+
+
+def test_a_camera_that_moved_since_calibration_is_reported(tmp_path: Path) -> None:
+    from companion.sources import Frame
+    from companion.vision.render import render_board
+
+    empty = ["." * 9] * 9
+    shot = render_board([" ".join(r) for r in empty], size=9, seed=3)
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    table.start_game("chinese", "9")
+    corners = [list(map(float, p)) for p in shot.corners[0]]
+    camera = CameraTable(table, "dir:unused", board="9", corners=corners, still_time=0.2)
+    still = Frame(image=shot.image, timestamp=0.0, index=0, source="test")
+    camera.run_frames([still], clock=lambda: 0.0)
+    assert "moved" not in camera.note
+    # The same board seen after the camera was bumped: shifted by a third of a board.
+    h, w = shot.image.shape[:2]
+    bumped = np.roll(shot.image, (h // 3, w // 3), axis=(0, 1))
+    camera._moved_at = None  # the check runs at most every two seconds
+    camera.run_frames(
+        [Frame(image=bumped, timestamp=1.0, index=1, source="test")], clock=lambda: 1.0
+    )
+    assert "moved since calibration" in camera.note

@@ -207,6 +207,13 @@ class CameraTable:
                 self.table.frame = bytes(data.tobytes()) if ok else None
                 continue
             self.note = f"reading {obs.unknown} unknown spot(s)" if obs.unknown else "reading"
+            if self._moved_check_due() and self._ensure_profile(frame.image).moved(frame.image):
+                # Readings through a stale calibration are not trusted to be right; the
+                # tracker holds the game on the mass change it causes, and this says why.
+                self.note = (
+                    "the board or the camera seems to have moved since calibration: "
+                    "recalibrate (Calibrate page) if the reads look wrong"
+                )
             if jpeg is not None:
                 self.table.frame = jpeg
             if self.table.state.phase != "play":
@@ -219,6 +226,15 @@ class CameraTable:
                 self.note = f"the table refused what the camera saw: {exc}"
             for observer in self.observers:
                 observer(obs, now)
+
+    def _moved_check_due(self) -> bool:
+        """At most one calibration check every two seconds (it costs about a millisecond)."""
+        now = time.monotonic()
+        last = getattr(self, "_moved_at", None)
+        if last is not None and now - last < 2.0:
+            return False
+        self._moved_at = now
+        return True
 
     def _picture_due(self) -> bool:
         now = time.monotonic()
