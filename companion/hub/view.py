@@ -14,34 +14,17 @@ from typing import Any
 
 from companion.games.go import LETTERS
 from companion.table.clock import GameClock
-from companion.table.state import TableState
+from companion.table.state import TableState, move_view
 
 
 def clock_faces(snapshot: dict[str, Any]) -> dict[str, Any] | None:
     """Each player's clock face in a journal clock snapshot (None when it does not parse)."""
     try:
-        clock = GameClock.from_dict(snapshot, clock=lambda: 0.0)
-        faces = []
-        for p in range(clock.players):
-            st = clock.state(p, 0.0)
-            faces.append(
-                {
-                    "countdown": clock.control.countdown(st),
-                    "main": st.main,
-                    "periods": st.periods,
-                    "period": st.period,
-                    "stones": st.stones,
-                    "overtime": st.overtime,
-                }
-            )
+        faces = GameClock.from_dict(snapshot, clock=lambda: 0.0).faces(0.0)
     except (ValueError, KeyError, TypeError):
         return None
-    return {
-        "control": clock.control.spec(),
-        "players": faces,
-        "current": clock.current,
-        "flagged": clock.flagged,
-    }
+    del faces["running"]  # a snapshot says nothing about whether the table's clock runs now
+    return faces
 
 
 def topology_view(state: TableState) -> dict[str, Any] | None:
@@ -111,14 +94,7 @@ def table_view(
             "board": list(game.board),
             "to_move": game.to_move,
             "move_number": len(game.moves),
-            "last_move": None
-            if last is None
-            else {
-                "kind": last.kind,
-                "player": last.player,
-                "spot": last.spot,
-                "name": game.spot_name(last.spot) if last.spot is not None else None,
-            },
+            "last_move": move_view(game, last),
             "last_captured": list(game.last_captured),
             "phase": state.phase,
             "over": over,

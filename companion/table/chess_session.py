@@ -638,27 +638,7 @@ class ChessTableSession:
             clock = self.clock
             if clock is None:
                 return None
-            now = self._now()
-            faces = []
-            for p in range(clock.players):
-                st = clock.state(p, now)
-                faces.append(
-                    {
-                        "countdown": clock.control.countdown(st),
-                        "main": st.main,
-                        "periods": st.periods,
-                        "period": st.period,
-                        "stones": st.stones,
-                        "overtime": st.overtime,
-                    }
-                )
-            return {
-                "control": clock.control.spec(),
-                "players": faces,
-                "current": clock.current,
-                "running": clock.running,
-                "flagged": clock.flagged,
-            }
+            return clock.faces(self._now())
 
     def alerts(self) -> list[str]:
         """What the players must do or know, in plain words, most urgent first."""

@@ -691,6 +691,29 @@ class GameClock:
         """What the clock face shows: main time, or the current period in overtime."""
         return self.control.countdown(self.state(player, now))
 
+    def faces(self, now: float | None = None) -> dict[str, Any]:
+        """Every player's clock face at ``now`` as plain JSON (what the pages and the hub draw)."""
+        players = []
+        for p in range(self.players):
+            st = self.state(p, now)
+            players.append(
+                {
+                    "countdown": self.control.countdown(st),
+                    "main": st.main,
+                    "periods": st.periods,
+                    "period": st.period,
+                    "stones": st.stones,
+                    "overtime": st.overtime,
+                }
+            )
+        return {
+            "control": self.control.spec(),
+            "players": players,
+            "current": self.current,
+            "running": self.running,
+            "flagged": self.flagged,
+        }
+
     def warnings(self, now: float | None = None) -> list[ClockWarning]:
         """A tick when the running countdown crosses a whole second within ``warn_at``.
 

@@ -40,7 +40,7 @@ from companion.journal import Journal
 from companion.table import estimates
 from companion.table import intents as it
 from companion.table.clock import ClockWarning, GameClock, parse_spec
-from companion.table.state import TableState
+from companion.table.state import TableState, move_view
 
 log = logging.getLogger(__name__)
 
@@ -629,27 +629,7 @@ class TableSession:
             clock = self.clock
             if clock is None:
                 return None
-            now = self._now()
-            faces = []
-            for p in range(clock.players):
-                st = clock.state(p, now)
-                faces.append(
-                    {
-                        "countdown": clock.control.countdown(st),
-                        "main": st.main,
-                        "periods": st.periods,
-                        "period": st.period,
-                        "stones": st.stones,
-                        "overtime": st.overtime,
-                    }
-                )
-            return {
-                "control": clock.control.spec(),
-                "players": faces,
-                "current": clock.current,
-                "running": clock.running,
-                "flagged": clock.flagged,
-            }
+            return clock.faces(self._now())
 
     def view(self, *, full: bool = True) -> dict[str, Any]:
         """The JSON the page renders. ``full`` adds the board's drawing (ids, xy, links)."""
@@ -729,14 +709,7 @@ class TableSession:
                     "board": game.board,
                     "to_move": game.to_move,
                     "move_number": len(game.moves),
-                    "last_move": None
-                    if last is None
-                    else {
-                        "kind": last.kind,
-                        "player": last.player,
-                        "spot": last.spot,
-                        "name": game.spot_name(last.spot) if last.spot is not None else None,
-                    },
+                    "last_move": move_view(game, last),
                     "last_captured": game.last_captured,
                     "phase": state.phase,
                     "over": game.over or state.phase == "over",

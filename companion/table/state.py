@@ -17,9 +17,27 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove
-from companion.games.go import GoGame, Score
+from companion.games.go import GoGame, Move, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
+
+
+def move_view(
+    game: GoGame, move: Move | None, *, unnamed: str | None = None
+) -> dict[str, Any] | None:
+    """A move as the pages and the hub show it (kind, player, spot, spot name), or None.
+
+    ``unnamed`` is the name given to moves without a spot (passes, skips, resignations).
+    """
+    if move is None:
+        return None
+    return {
+        "kind": move.kind,
+        "player": move.player,
+        "spot": move.spot,
+        "name": game.spot_name(move.spot) if move.spot is not None else unnamed,
+    }
+
 
 PHASES = ("play", "cleanup", "over")
 

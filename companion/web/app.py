@@ -48,7 +48,7 @@ from companion.games.rules import presets
 from companion.games.topology import Topology, bundled_maps, from_spec
 from companion.table.estimates import EstimateCache, headline, position_key
 from companion.table.session import CONTROLS, TableSession
-from companion.table.state import TableState
+from companion.table.state import TableState, move_view
 
 MAX_FAILURES = 5
 LOCKOUT_SECONDS = 30.0
@@ -317,14 +317,7 @@ def create_app(
                     "type": event.type,
                     "board": game.board,
                     "move_number": len(game.moves),
-                    "last": None
-                    if last is None
-                    else {
-                        "kind": last.kind,
-                        "player": last.player,
-                        "spot": last.spot,
-                        "name": game.spot_name(last.spot) if last.spot is not None else "",
-                    },
+                    "last": move_view(game, last, unnamed=""),
                     "captures": game.captures,
                     "dead": sorted(state.dead),
                     "text": event.result if isinstance(event, ev.Scored) else "",
