@@ -1,0 +1,324 @@
+"""A small tactical reader: can a chain be captured, can it live, read out move by move.
+
+Why: random playouts judge a capturing race (semeai) or a short life-and-death fight by how
+often each side happens to play the key moves first, which on a big board is close to a coin
+toss however many playouts are run. This module reads such fights instead: a depth- and
+node-limited search on the board graph in which the attacker tries to capture one target
+chain and the defender tries to keep it. Only the moves that matter in a liberty fight are
+tried: the target's liberties, the liberties of the chains in contact with it that are short
+of liberties (to capture them, or to save them), and passing.
+
+The verdicts are proofs within that move set, and nothing is claimed when the node budget
+runs out (:data:`UNKNOWN`):
+
+- :meth:`Reader.captured` (:data:`YES`): the attacker captures the target whatever the
+  defender does; the defender escaping (``escape`` liberties or more) counts as not captured.
+- :meth:`Reader.lives` (:data:`YES`): the target is still on the board when both players pass
+  (alive, or in seki) or it has two eyes, whatever the attacker does; here an escape without
+  eyes does not count, so a group in the open is not "proved" alive.
+
+An *eye* here is a small region of empty spots all of whose neighbours are stones of the
+target chain itself (Benson's vital region for a single chain): two of them make the chain
+unconditionally alive. A pass by both players ends a line with the target standing, which is
+how a seki (shared liberties neither side can fill) comes out alive.
+
+Not modelled: superko (simple ko only, so a ko fight is read as if neither side had threats),
+moves outside the move set (a far-away eye-making move, a net), more than two players.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+
+EMPTY = -1
+#: Verdicts.
+YES, NO, UNKNOWN = 1, 0, -1
+#: Liberties from which a target counts as escaped in :meth:`Reader.captured`.
+ESCAPE = 6
+#: The largest empty region read as an eye.
+EYE_SPOTS = 6
+
+
+class _OutOfBudget(Exception):
+    """Raised inside a search when its node budget is spent."""
+
+
+class Reader:
+    """A mutable position for reading, with make/undo. ``colour`` holds an owner per spot.
+
+    ``blocked`` spots are never played (the estimate passes Benson's safe regions). Not checked:
+    that ``colour`` has no chain without liberties (the engine guarantees it).
+    """
+
+    __slots__ = ("_blocked", "_keys", "_nbrs", "colour", "hash", "ko", "nodes")
+
+    def __init__(
+        self,
+        neighbours: Sequence[Sequence[int]],
+        colour: Sequence[int],
+        *,
+        blocked: Iterable[int] = (),
+    ) -> None:
+        n = len(neighbours)
+        if len(colour) != n:
+            raise ValueError(f"{len(colour)} colours for {n} spots")
+        self._nbrs = tuple(tuple(x) for x in neighbours)
+        self.colour = list(colour)
+        self._blocked = bytearray(n)
+        for s in blocked:
+            self._blocked[s] = 1
+        rng = random.Random(n)  # fixed keys: the transposition table is deterministic
+        self._keys = [(rng.getrandbits(62), rng.getrandbits(62)) for _ in range(n)]
+        self.hash = 0
+        for s, c in enumerate(self.colour):
+            if c >= 0:
+                self.hash ^= self._keys[s][c & 1]
+        self.ko = -1
+        self.nodes = 0
+
+    # ------------------------------------------------------------------ chains
+    def chain(self, spot: int) -> tuple[list[int], set[int]]:
+        """The stones of the chain on ``spot`` and its liberties (flood fill)."""
+        colour, nbrs = self.colour, self._nbrs
+        c = colour[spot]
+        stones = [spot]
+        seen = {spot}
+        libs: set[int] = set()
+        i = 0
+        while i < len(stones):
+            s = stones[i]
+            i += 1
+            for n in nbrs[s]:
+                cn = colour[n]
+                if cn == EMPTY:
+                    libs.add(n)
+                elif cn == c and n not in seen:
+                    seen.add(n)
+                    stones.append(n)
+        return stones, libs
+
+    def _libs_at_least(self, spot: int, k: int) -> bool:
+        """Whether the chain on ``spot`` has ``k`` liberties or more (stops early)."""
+        colour, nbrs = self.colour, self._nbrs
+        c = colour[spot]
+        stones = [spot]
+        seen = {spot}
+        libs: set[int] = set()
+        i = 0
+        while i < len(stones):
+            s = stones[i]
+            i += 1
+            for n in nbrs[s]:
+                cn = colour[n]
+                if cn == EMPTY:
+                    libs.add(n)
+                    if len(libs) >= k:
+                        return True
+                elif cn == c and n not in seen:
+                    seen.add(n)
+                    stones.append(n)
+        return False
+
+    # ------------------------------------------------------------------ moves
+    def play(self, spot: int, player: int) -> list[int] | None:
+        """Play ``spot`` for ``player``; the undo record (captured spots, then the old ko
+        point), or None when the move is illegal (occupied, blocked, simple ko, suicide)."""
+        colour = self.colour
+        if colour[spot] != EMPTY or self._blocked[spot] or spot == self.ko:
+            return None
+        colour[spot] = player
+        key = self._keys
+        self.hash ^= key[spot][player & 1]
+        captured: list[int] = []
+        for n in self._nbrs[spot]:
+            c = colour[n]
+            if c != EMPTY and c != player and not self._libs_at_least(n, 1):
+                stones, _ = self.chain(n)
+                for s in stones:
+                    colour[s] = EMPTY
+                    self.hash ^= key[s][c & 1]
+                captured.extend(stones)
+        if not captured and not self._libs_at_least(spot, 1):
+            colour[spot] = EMPTY
+            self.hash ^= key[spot][player & 1]
+            return None
+        old_ko = self.ko
+        self.ko = -1
+        if len(captured) == 1:
+            stones, libs = self.chain(spot)
+            if len(stones) == 1 and len(libs) == 1:
+                self.ko = captured[0]
+        captured.append(old_ko)
+        return captured
+
+    def undo(self, spot: int, player: int, record: list[int]) -> None:
+        """Take back :meth:`play` of ``spot`` by ``player`` that returned ``record``."""
+        colour, key = self.colour, self._keys
+        self.ko = record[-1]
+        colour[spot] = EMPTY
+        self.hash ^= key[spot][player & 1]
+        other = 1 - player
+        for s in record[:-1]:
+            colour[s] = other
+            self.hash ^= key[s][other & 1]
+
+    # ------------------------------------------------------------------ eyes
+    def _eyes(self, stones: list[int]) -> int:
+        """How many eyes the chain made of ``stones`` has (see the module docstring)."""
+        colour, nbrs = self.colour, self._nbrs
+        mine = set(stones)
+        seen: set[int] = set()
+        eyes = 0
+        for s in stones:
+            for start in nbrs[s]:
+                if colour[start] != EMPTY or start in seen:
+                    continue
+                region = [start]
+                seen.add(start)
+                closed = True
+                i = 0
+                while i < len(region):
+                    r = region[i]
+                    i += 1
+                    for n in nbrs[r]:
+                        if colour[n] == EMPTY:
+                            if n not in seen:
+                                seen.add(n)
+                                region.append(n)
+                        elif n not in mine:
+                            closed = False
+                    if len(region) > EYE_SPOTS:
+                        closed = False
+                if closed and all(any(n in mine for n in nbrs[r]) for r in region):
+                    eyes += 1
+                    if eyes >= 2:
+                        return eyes
+        return eyes
+
+    # ------------------------------------------------------------------ search
+    def captured(self, target: int, attacker_first: bool, *, depth: int, budget: int) -> int:
+        """Whether the chain on ``target`` is captured with best play (see the module
+        docstring): :data:`YES`, :data:`NO`, or :data:`UNKNOWN` when ``budget`` nodes did
+        not settle it. ``depth`` is the most moves read (passes included); lines cut there
+        count as not captured. The position is left as it was."""
+        return self._search(target, attacker_first, depth, budget, capture=True)
+
+    def lives(self, target: int, attacker_first: bool, *, depth: int, budget: int) -> int:
+        """Whether the chain on ``target`` surely survives: :data:`YES` when it is standing
+        after two passes, or has two eyes, whatever the attacker tries; lines cut at
+        ``depth`` or escapes count against it. :data:`UNKNOWN` when ``budget`` ran out."""
+        return self._search(target, attacker_first, depth, budget, capture=False)
+
+    def _search(
+        self, target: int, attacker_first: bool, depth: int, budget: int, *, capture: bool
+    ) -> int:
+        defender = self.colour[target]
+        if defender == EMPTY:
+            raise ValueError("the target spot is empty")
+        attacker = 1 - defender
+        memo: dict[tuple[int, int, int, bool, int], bool] = {}
+        saved_ko = self.ko
+        self.nodes = 0
+        try:
+            attacker_wins = self._node(
+                target, defender, attacker, attacker_first, 0, depth, budget, capture, memo
+            )
+        except _OutOfBudget:
+            return UNKNOWN
+        finally:
+            self.ko = saved_ko
+        if capture:
+            return YES if attacker_wins else NO
+        return NO if attacker_wins else YES
+
+    def _node(
+        self,
+        target: int,
+        defender: int,
+        attacker: int,
+        attacking: bool,
+        passes: int,
+        depth: int,
+        budget: int,
+        capture: bool,
+        memo: dict[tuple[int, int, int, bool, int], bool],
+    ) -> bool:
+        """True when the attacker wins from here (captures in a capture search; stops the
+        target living in a life search)."""
+        if self.colour[target] != defender:
+            return True
+        stones, libs = self.chain(target)
+        if capture and len(libs) >= ESCAPE:
+            return False
+        if self._eyes(stones) >= 2:
+            return False
+        if passes >= 2:
+            return False
+        if depth <= 0:
+            return not capture
+        self.nodes += 1
+        if self.nodes > budget:
+            raise _OutOfBudget
+        key = (self.hash, self.ko, passes, attacking, depth)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        mover = attacker if attacking else defender
+        result = not attacking  # a side with no move that wins loses the node
+        for spot in self._candidates(stones, libs, mover, defender):
+            if spot < 0:
+                ko = self.ko
+                self.ko = -1  # a pass lifts the ko ban
+                win = self._node(
+                    target, defender, attacker, not attacking, passes + 1, depth - 1,
+                    budget, capture, memo,
+                )  # fmt: skip
+                self.ko = ko
+            else:
+                record = self.play(spot, mover)
+                if record is None:
+                    continue
+                ko = self.ko
+                win = self._node(
+                    target, defender, attacker, not attacking, 0, depth - 1, budget,
+                    capture, memo,
+                )  # fmt: skip
+                self.ko = ko
+                self.undo(spot, mover, record)
+            if win == attacking:
+                result = win
+                break
+        memo[key] = result
+        return result
+
+    def _candidates(self, stones: list[int], libs: set[int], mover: int, defender: int) -> list[int]:
+        """The moves tried for ``mover``, most promising first, then a pass (-1): the
+        target's liberties, and the liberties of opposing chains in contact with the target
+        that have no more liberties than it has (the race's other side)."""
+        colour, nbrs = self.colour, self._nbrs
+        seen: set[int] = set()
+        weak: list[tuple[int, set[int]]] = []
+        for s in stones:
+            for n in nbrs[s]:
+                if colour[n] != EMPTY and colour[n] != defender and n not in seen:
+                    chain, their = self.chain(n)
+                    seen.update(chain)
+                    if len(their) <= len(libs):
+                        weak.append((len(their), their))
+        weak.sort(key=lambda x: x[0])
+        scored: dict[int, int] = {}
+        for lib in libs:
+            scored[lib] = 0
+        for count, their in weak:
+            for lib in their:
+                # capturing (or saving) a chain in atari comes first
+                scored[lib] = min(scored.get(lib, 9), count - 2)
+        moves = sorted(scored, key=lambda m: (scored[m], -self._gain(m, mover), m))
+        moves.append(-1)
+        return moves
+
+    def _gain(self, spot: int, player: int) -> int:
+        """Empty neighbours of ``spot``: a cheap guess at the liberties a move there keeps."""
+        colour = self.colour
+        return sum(1 for n in self._nbrs[spot] if colour[n] == EMPTY)
