@@ -298,6 +298,92 @@ class PlayoutBoard:
                         return lib
         return -1
 
+    def _urgent(self, watch: list[int], player: int, self_atari: int) -> int:
+        """Capture the largest opponent chain in atari, else save the largest own chain in
+        atari by extending when that gives it two liberties. ``watch`` holds a stone of every
+        chain that may be in atari; stale entries are dropped. Returns the spot played or -1."""
+        colour, head, libs, stones = self.colour, self._head, self._libs, self._stones
+        keep: list[int] = []
+        mine: list[int] = []
+        theirs: list[int] = []
+        for s in watch:
+            if colour[s] == EMPTY:
+                continue
+            h = head[s]
+            if len(libs[h]) != 1 or h in keep:
+                continue
+            keep.append(h)
+            (mine if colour[s] == player else theirs).append(h)
+        watch[:] = keep
+        if theirs:
+            theirs.sort(key=lambda h: -len(stones[h]))
+            for h in theirs:
+                (lib,) = libs[h]
+                if not self._frozen[lib] and self.play(lib, player, self_atari=self_atari):
+                    return lib
+        if mine:
+            mine.sort(key=lambda h: -len(stones[h]))
+            for h in mine:
+                (lib,) = libs[h]
+                if not self._frozen[lib] and self.play(lib, player, self_atari=2):
+                    return lib
+        return -1
+
+    def _after(self, spot: int, player: int) -> int:
+        """How many liberties the chain made by ``player`` playing ``spot`` would have
+        (captures not counted; stops counting at 3)."""
+        colour, head, libs = self.colour, self._head, self._libs
+        after: set[int] = set()
+        for n in self._nbrs[spot]:
+            c = colour[n]
+            if c == EMPTY:
+                after.add(n)
+            elif c == player:
+                after |= libs[head[n]]
+            if len(after) > 3:
+                break
+        after.discard(spot)
+        return len(after)
+
+    def _lowlib(self, last: int, player: int, rng: random.Random) -> int:
+        """Fight on after the last move when it left chains with two liberties: atari the
+        mover's two-liberty chain without self-atari, or give an own two-liberty chain next
+        to it a third liberty, or atari or capture an opponent chain short of liberties next
+        to that own chain. One of those at random; -1 when there is none."""
+        colour, head, libs, nbrs = self.colour, self._head, self._libs, self._nbrs
+        if last < 0 or colour[last] == EMPTY:
+            return -1
+        cands: list[int] = []
+        hl = head[last]
+        if colour[last] != player and len(libs[hl]) == 2:
+            for lib in libs[hl]:
+                if self._after(lib, player) >= 2:
+                    cands.append(lib)
+        for n in nbrs[last]:
+            if colour[n] != player:
+                continue
+            h = head[n]
+            if len(libs[h]) != 2:
+                continue
+            for lib in libs[h]:
+                if self._after(lib, player) >= 3:
+                    cands.append(lib)
+            for s in self._stones[h]:
+                for m in nbrs[s]:
+                    cm = colour[m]
+                    if cm != EMPTY and cm != player and len(libs[head[m]]) <= 2:
+                        for lib in libs[head[m]]:
+                            if self._after(lib, player) >= 2:
+                                cands.append(lib)
+        while cands:
+            i = int(rng.random() * len(cands))
+            spot = cands[i]
+            cands[i] = cands[-1]
+            cands.pop()
+            if not self._frozen[spot] and self.play(spot, player, self_atari=1):
+                return spot
+        return -1
+
     def _random_move(self, rng: random.Random, player: int, self_atari: int) -> int:
         colour, head, libs, nbrs = self.colour, self._head, self._libs, self._nbrs
         empties, where = self._empties, self._where
@@ -347,10 +433,20 @@ class PlayoutBoard:
         passes = 0
         last = -1
         moves = 0
+        head, libs, colour, nbrs = self._head, self._libs, self.colour, self._nbrs
+        watch = [h for h in range(len(colour)) if head[h] == h and len(libs[h]) == 1]
         while passes < players and moves < limit:
-            spot = self._reply(last, player, self_atari) if replies else -1
-            if spot < 0:
-                spot = self._random_move(rng, player, self_atari)
+            spot = self._urgent(watch, player, self_atari) if watch else -1
+            if spot < 0 and replies:
+                spot = self._reply(last, player, self_atari)
+                if spot < 0:
+                    spot = self._lowlib(last, player, rng)
+            if spot >= 0 or (spot := self._random_move(rng, player, self_atari)) >= 0:
+                if len(libs[head[spot]]) == 1:
+                    watch.append(spot)
+                for n in nbrs[spot]:
+                    if colour[n] != EMPTY and len(libs[head[n]]) == 1:
+                        watch.append(n)
             if spot < 0:
                 passes += 1
                 self.ko = -1
