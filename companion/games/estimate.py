@@ -42,12 +42,20 @@ from typing import Any
 
 from companion.games.fastboard import EMPTY, PlayoutBoard
 from companion.games.go import LETTERS, GoGame, Score
+from companion.games.tactics import ESCAPE, NO, YES, Reader
 from companion.games.topology import Topology
 
 #: Most playouts per estimate; :func:`estimate` stops earlier once every verdict is settled
 #: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
 PLAYOUTS = 320
 MIN_PLAYOUTS = 96
+import os
+_U = os.environ.get("URG", "1") == "1"
+_L = os.environ.get("LOW", "1") == "1"
+_R = os.environ.get("READ", "1") == "1"
+#: Reading limits per close-call chain (see :func:`_read`).
+READ_DEPTH = 24
+READ_NODES = 1500
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,9 @@ class Group:
 
     ``kept`` is the share of playouts that end with the owner still on these stones (1.0 for
     Benson-alive chains, 0.0 for stones inside an opponent's Benson region). ``status`` is
-    ``"alive"``, ``"dead"``; ``unsure`` says the share is too close to call.
+    ``"alive"``, ``"dead"``; ``unsure`` says the share is too close to call. ``read`` says the
+    status comes from reading the fight out (:mod:`companion.games.tactics`), not from
+    ``kept``.
     """
 
     owner: int
@@ -65,6 +75,7 @@ class Group:
     status: str
     unsure: bool
     certain: bool
+    read: bool = False
 
     @property
     def dead(self) -> bool:
@@ -197,6 +208,43 @@ def benson(
     return [frozenset(chains[c]) for c in sorted(alive)], safe
 
 
+# ---------------------------------------------------------------------- reading
+def _read(
+    nbrs: Sequence[Sequence[int]],
+    colour: Sequence[int],
+    frozen: Sequence[int],
+    close: Sequence[frozenset[int]],
+) -> dict[frozenset[int], str]:
+    """Read out the fights of the chains the playouts could not call (two players only).
+
+    A chain the opponent, moving first, surely captures is dead; one it surely cannot is
+    alive; the rest stay with the playouts. A chain that is captured even when its owner
+    moves first loses its race whatever happens, so the opponent chains it could take
+    before dying (they answer "captured" too) are alive: capturing them does not save it.
+    At most ``READ_NODES`` nodes per chain, ``READ_DEPTH`` moves deep: deterministic.
+    """
+    reader = Reader(nbrs, colour, blocked=frozen)
+    verdict: dict[frozenset[int], str] = {}
+    doomed: set[int] = set()
+    for stones in sorted(close, key=lambda c: (-len(c), min(c))):
+        spot = min(stones)
+        first = reader.captured(spot, True, depth=READ_DEPTH, budget=READ_NODES)
+        if first == YES:
+            verdict[stones] = "dead"
+            if reader.captured(spot, False, depth=READ_DEPTH, budget=READ_NODES) == YES:
+                doomed |= stones
+        elif first == NO:
+            verdict[stones] = "alive"
+    for stones, status in verdict.items():
+        if status != "dead" or stones & doomed:
+            continue
+        owner = colour[min(stones)]
+        rivals = {n for s in stones for n in nbrs[s] if colour[n] not in (EMPTY, owner)}
+        if rivals and rivals <= doomed:
+            verdict[stones] = "alive"
+    return verdict
+
+
 # ---------------------------------------------------------------------- estimate
 def _kept(
     by_first: list[list[list[int]]], runs: list[int], owner: int, stones: Sequence[int]
@@ -290,7 +338,7 @@ def estimate(
         board_copy = root.copy()
         first = (game.to_move + done) % players if rotate else game.to_move
         board_copy.to_move = first
-        final = board_copy.playout(rng)
+        final = board_copy.playout(rng, urgent=_U, lowlib=_L)
         counts = by_first[first]
         for s, owner in enumerate(final):
             if owner >= 0:
@@ -310,25 +358,39 @@ def estimate(
         if p != EMPTY:
             for q in range(players):
                 shares_l[q][s] = 1.0 if q == p else 0.0
-    # 3. Verdicts.
+    # 3. Verdicts: Benson, else reading for the close calls, else the playouts.
     groups: list[Group] = []
-    for owner, stones, _ in game.chains():
+    chains = list(game.chains())
+    kept_of: dict[frozenset[int], float] = {}
+    close: list[frozenset[int]] = []
+    for owner, stones, libs in chains:
+        if stones <= certain_alive or stones & certain_dead:
+            continue
+        kept_of[stones] = _kept(by_first, runs, owner, tuple(stones))
+        if abs(kept_of[stones] - 0.5) < unsure and len(libs) < ESCAPE:
+            close.append(stones)
+    readings = _read(nbrs, colour, frozen, close) if players == 2 and close and _R else {}
+    for owner, stones, _ in chains:
         if stones <= certain_alive:
             kept, certain = 1.0, True
         elif stones & certain_dead:
             kept, certain = 0.0, True
         else:
-            kept = _kept(by_first, runs, owner, tuple(stones))
+            kept = kept_of[stones]
             certain = False
         status = "alive" if kept >= 0.5 else "dead"
+        read = stones in readings
+        if read:
+            status = readings[stones]
         groups.append(
             Group(
                 owner=owner,
                 stones=stones,
                 kept=kept,
                 status=status,
-                unsure=not certain and abs(kept - 0.5) < unsure,
+                unsure=not certain and not read and abs(kept - 0.5) < unsure,
                 certain=certain,
+                read=read,
             )
         )
     groups.sort(key=lambda g: min(g.stones))

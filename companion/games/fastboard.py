@@ -422,6 +422,8 @@ class PlayoutBoard:
         max_moves: int | None = None,
         self_atari: int = 2,
         replies: bool = True,
+        urgent: bool = True,
+        lowlib: bool = True,
     ) -> list[int]:
         """Play random moves (see the module docstring) to the end; return the final owner of
         each spot: the stone's colour, or for an empty spot the one player whose stones are
@@ -436,10 +438,10 @@ class PlayoutBoard:
         head, libs, colour, nbrs = self._head, self._libs, self.colour, self._nbrs
         watch = [h for h in range(len(colour)) if head[h] == h and len(libs[h]) == 1]
         while passes < players and moves < limit:
-            spot = self._urgent(watch, player, self_atari) if watch else -1
+            spot = self._urgent(watch, player, self_atari) if watch and urgent else -1
             if spot < 0 and replies:
                 spot = self._reply(last, player, self_atari)
-                if spot < 0:
+                if spot < 0 and lowlib:
                     spot = self._lowlib(last, player, rng)
             if spot >= 0 or (spot := self._random_move(rng, player, self_atari)) >= 0:
                 if len(libs[head[spot]]) == 1:

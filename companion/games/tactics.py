@@ -11,11 +11,9 @@ of liberties (to capture them, or to save them), and passing.
 The verdicts are proofs within that move set, and nothing is claimed when the node budget
 runs out (:data:`UNKNOWN`):
 
-- :meth:`Reader.captured` (:data:`YES`): the attacker captures the target whatever the
-  defender does; the defender escaping (``escape`` liberties or more) counts as not captured.
-- :meth:`Reader.lives` (:data:`YES`): the target is still on the board when both players pass
-  (alive, or in seki) or it has two eyes, whatever the attacker does; here an escape without
-  eyes does not count, so a group in the open is not "proved" alive.
+- :data:`YES`: the attacker captures the target whatever the defender does;
+- :data:`NO`: the defender keeps it whatever the attacker does: it gets two eyes, or
+  :data:`ESCAPE` liberties (a race won, a way out), or it still stands when both pass (seki).
 
 An *eye* here is a small region of empty spots all of whose neighbours are stones of the
 target chain itself (Benson's vital region for a single chain): two of them make the chain
@@ -198,65 +196,47 @@ class Reader:
 
     # ------------------------------------------------------------------ search
     def captured(self, target: int, attacker_first: bool, *, depth: int, budget: int) -> int:
-        """Whether the chain on ``target`` is captured with best play (see the module
-        docstring): :data:`YES`, :data:`NO`, or :data:`UNKNOWN` when ``budget`` nodes did
-        not settle it. ``depth`` is the most moves read (passes included); lines cut there
-        count as not captured. The position is left as it was."""
-        return self._search(target, attacker_first, depth, budget, capture=True)
-
-    def lives(self, target: int, attacker_first: bool, *, depth: int, budget: int) -> int:
-        """Whether the chain on ``target`` surely survives: :data:`YES` when it is standing
-        after two passes, or has two eyes, whatever the attacker tries; lines cut at
-        ``depth`` or escapes count against it. :data:`UNKNOWN` when ``budget`` ran out."""
-        return self._search(target, attacker_first, depth, budget, capture=False)
-
-    def _search(
-        self, target: int, attacker_first: bool, depth: int, budget: int, *, capture: bool
-    ) -> int:
+        """Whether the chain on ``target`` is captured with best play: :data:`YES` when the
+        attacker captures it whatever the defender does, :data:`NO` when the defender always
+        saves it (two eyes, ``ESCAPE`` liberties, or standing after two passes), else
+        :data:`UNKNOWN` (lines longer than ``depth`` moves, passes included, or more than
+        ``budget`` nodes). The position is left as it was. Raises ValueError for an empty
+        ``target``."""
         defender = self.colour[target]
         if defender == EMPTY:
             raise ValueError("the target spot is empty")
-        attacker = 1 - defender
-        memo: dict[tuple[int, int, int, bool, int], bool] = {}
-        saved_ko = self.ko
+        memo: dict[tuple[int, int, int, bool, int], int] = {}
+        saved = (list(self.colour), self.hash, self.ko)
         self.nodes = 0
         try:
-            attacker_wins = self._node(
-                target, defender, attacker, attacker_first, 0, depth, budget, capture, memo
-            )
+            value = self._node(target, defender, attacker_first, 0, depth, budget, memo)
         except _OutOfBudget:
+            self.colour[:], self.hash, self.ko = saved  # the search stopped mid-line
             return UNKNOWN
-        finally:
-            self.ko = saved_ko
-        if capture:
-            return YES if attacker_wins else NO
-        return NO if attacker_wins else YES
+        self.ko = saved[2]
+        return YES if value > 0 else NO if value < 0 else UNKNOWN
 
     def _node(
         self,
         target: int,
         defender: int,
-        attacker: int,
         attacking: bool,
         passes: int,
         depth: int,
         budget: int,
-        capture: bool,
-        memo: dict[tuple[int, int, int, bool, int], bool],
-    ) -> bool:
-        """True when the attacker wins from here (captures in a capture search; stops the
-        target living in a life search)."""
+        memo: dict[tuple[int, int, int, bool, int], int],
+    ) -> int:
+        """+1 when the attacker captures from here, -1 when the defender saves the target,
+        0 when that is not settled within ``depth`` moves."""
         if self.colour[target] != defender:
-            return True
+            return 0 if self.ko == target else 1  # a ko is not a capture: it can be retaken
         stones, libs = self.chain(target)
-        if capture and len(libs) >= ESCAPE:
-            return False
-        if self._eyes(stones) >= 2:
-            return False
-        if passes >= 2:
-            return False
+        if len(libs) >= ESCAPE:
+            return 0  # out of reach of a liberty fight: not settled here
+        if passes >= 2 or self._eyes(stones) >= 2:
+            return -1
         if depth <= 0:
-            return not capture
+            return 0
         self.nodes += 1
         if self.nodes > budget:
             raise _OutOfBudget
@@ -264,33 +244,31 @@ class Reader:
         hit = memo.get(key)
         if hit is not None:
             return hit
+        attacker = 1 - defender
         mover = attacker if attacking else defender
-        result = not attacking  # a side with no move that wins loses the node
+        want = 1 if attacking else -1
+        best = -want  # what the mover gets when nothing works
         for spot in self._candidates(stones, libs, mover, defender):
             if spot < 0:
                 ko = self.ko
                 self.ko = -1  # a pass lifts the ko ban
-                win = self._node(
-                    target, defender, attacker, not attacking, passes + 1, depth - 1,
-                    budget, capture, memo,
-                )  # fmt: skip
+                value = self._node(target, defender, not attacking, passes + 1, depth - 1, budget, memo)
                 self.ko = ko
             else:
                 record = self.play(spot, mover)
                 if record is None:
                     continue
                 ko = self.ko
-                win = self._node(
-                    target, defender, attacker, not attacking, 0, depth - 1, budget,
-                    capture, memo,
-                )  # fmt: skip
+                value = self._node(target, defender, not attacking, 0, depth - 1, budget, memo)
                 self.ko = ko
                 self.undo(spot, mover, record)
-            if win == attacking:
-                result = win
+            if value == want:
+                best = value
                 break
-        memo[key] = result
-        return result
+            if value == 0:
+                best = 0
+        memo[key] = best
+        return best
 
     def _candidates(self, stones: list[int], libs: set[int], mover: int, defender: int) -> list[int]:
         """The moves tried for ``mover``, most promising first, then a pass (-1): the
