@@ -51,7 +51,7 @@ PLAYOUTS = 320
 MIN_PLAYOUTS = 96
 import os
 _U = os.environ.get("URG", "1") == "1"
-_L = os.environ.get("LOW", "1") == "1"
+_L = os.environ.get("LOW", "1") != "0"
 _R = os.environ.get("READ", "1") == "1"
 #: Reading limits per close-call chain (see :func:`_read`).
 READ_DEPTH = 24

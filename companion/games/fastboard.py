@@ -355,12 +355,14 @@ class PlayoutBoard:
             return -1
         cands: list[int] = []
         hl = head[last]
-        if colour[last] != player and len(libs[hl]) == 2:
+        import os
+        mode = os.environ.get("LOW", "1")
+        if colour[last] != player and len(libs[hl]) == 2 and mode != "2":
             for lib in libs[hl]:
                 if self._after(lib, player) >= 2:
                     cands.append(lib)
         for n in nbrs[last]:
-            if colour[n] != player:
+            if colour[n] != player or mode == "3":
                 continue
             h = head[n]
             if len(libs[h]) != 2:
