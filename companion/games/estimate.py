@@ -49,13 +49,12 @@ from companion.games.topology import Topology
 #: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
 PLAYOUTS = 320
 MIN_PLAYOUTS = 96
-import os
-_U = os.environ.get("URG", "1") == "1"
-_L = os.environ.get("LOW", "1") != "0"
-_R = os.environ.get("READ", "1") == "1"
 #: Reading limits per close-call chain (see :func:`_read`).
 READ_DEPTH = 24
 READ_NODES = 1500
+READ_TOTAL = 4000
+import os
+_READ = os.environ.get("READ", "1") == "1"
 
 
 @dataclass(frozen=True)
@@ -218,30 +217,45 @@ def _read(
     """Read out the fights of the chains the playouts could not call (two players only).
 
     A chain the opponent, moving first, surely captures is dead; one it surely cannot is
-    alive; the rest stay with the playouts. A chain that is captured even when its owner
-    moves first loses its race whatever happens, so the opponent chains it could take
-    before dying (they answer "captured" too) are alive: capturing them does not save it.
-    At most ``READ_NODES`` nodes per chain, ``READ_DEPTH`` moves deep: deterministic.
+    alive; the rest stay with the playouts. A capture counts only when the captors live: a
+    chain read as captured next to a chain that the playouts could not call and that was
+    not read either stays with the playouts, and a chain whose every captor is captured
+    even when its owner moves first (it loses its race whatever happens) is alive.
+    At most ``READ_NODES`` nodes per search and ``READ_TOTAL`` in all, biggest chains first,
+    ``READ_DEPTH`` moves deep: node counts, not seconds, so the result is deterministic.
     """
     reader = Reader(nbrs, colour, blocked=frozen)
     verdict: dict[frozenset[int], str] = {}
     doomed: set[int] = set()
     for stones in sorted(close, key=lambda c: (-len(c), min(c))):
+        left = READ_TOTAL - reader.nodes
+        if left <= 0:
+            break
         spot = min(stones)
-        first = reader.captured(spot, True, depth=READ_DEPTH, budget=READ_NODES)
+        budget = min(READ_NODES, left)
+        first = reader.captured(spot, True, depth=READ_DEPTH, budget=budget)
         if first == YES:
             verdict[stones] = "dead"
-            if reader.captured(spot, False, depth=READ_DEPTH, budget=READ_NODES) == YES:
+            budget = min(READ_NODES, READ_TOTAL - reader.nodes)
+            if budget > 0 and reader.captured(spot, False, depth=READ_DEPTH, budget=budget) == YES:
                 doomed |= stones
         elif first == NO:
             verdict[stones] = "alive"
-    for stones, status in verdict.items():
-        if status != "dead" or stones & doomed:
+    undecided = {s for stones in close if stones not in verdict for s in stones}
+    rivals_of: dict[frozenset[int], set[int]] = {}
+    for stones, status in list(verdict.items()):
+        if status != "dead":
             continue
         owner = colour[min(stones)]
         rivals = {n for s in stones for n in nbrs[s] if colour[n] not in (EMPTY, owner)}
-        if rivals and rivals <= doomed:
-            verdict[stones] = "alive"
+        if rivals & undecided:
+            del verdict[stones]  # its captors may die first: not settled by this reading
+            doomed -= stones
+        else:
+            rivals_of[stones] = rivals
+    for stones, rivals in rivals_of.items():
+        if rivals and rivals <= doomed and not stones & doomed:
+            verdict[stones] = "alive"  # its captors die anyway
     return verdict
 
 
@@ -338,7 +352,7 @@ def estimate(
         board_copy = root.copy()
         first = (game.to_move + done) % players if rotate else game.to_move
         board_copy.to_move = first
-        final = board_copy.playout(rng, urgent=_U, lowlib=_L)
+        final = board_copy.playout(rng)
         counts = by_first[first]
         for s, owner in enumerate(final):
             if owner >= 0:
@@ -369,7 +383,7 @@ def estimate(
         kept_of[stones] = _kept(by_first, runs, owner, tuple(stones))
         if abs(kept_of[stones] - 0.5) < unsure and len(libs) < ESCAPE:
             close.append(stones)
-    readings = _read(nbrs, colour, frozen, close) if players == 2 and close and _R else {}
+    readings = _read(nbrs, colour, frozen, close) if players == 2 and close and _READ else {}
     for owner, stones, _ in chains:
         if stones <= certain_alive:
             kept, certain = 1.0, True

@@ -11,6 +11,10 @@ The playout policy (:meth:`PlayoutBoard.playout`) is "light with a little sense"
 
 - answer the last move: capture an opponent chain it left in atari, or save an own chain it
   put in atari by extending when that gives two liberties;
+- fight on in a capturing race: when the last move left an own chain next to it with two
+  liberties, give it a third or shorten an opponent chain in contact with it that has two
+  liberties or fewer (so the race goes to the side that plays first in it, as in real play,
+  instead of to whoever randomly fills the key liberties first);
 - otherwise a uniformly random legal move that does not fill an own eye-like spot (every
   neighbour the mover's) unless a neighbouring own chain is in atari, and that does not leave a
   chain of ``self_atari`` stones or more with one liberty (so seki shared liberties stay empty,
@@ -298,37 +302,6 @@ class PlayoutBoard:
                         return lib
         return -1
 
-    def _urgent(self, watch: list[int], player: int, self_atari: int) -> int:
-        """Capture the largest opponent chain in atari, else save the largest own chain in
-        atari by extending when that gives it two liberties. ``watch`` holds a stone of every
-        chain that may be in atari; stale entries are dropped. Returns the spot played or -1."""
-        colour, head, libs, stones = self.colour, self._head, self._libs, self._stones
-        keep: list[int] = []
-        mine: list[int] = []
-        theirs: list[int] = []
-        for s in watch:
-            if colour[s] == EMPTY:
-                continue
-            h = head[s]
-            if len(libs[h]) != 1 or h in keep:
-                continue
-            keep.append(h)
-            (mine if colour[s] == player else theirs).append(h)
-        watch[:] = keep
-        if theirs:
-            theirs.sort(key=lambda h: -len(stones[h]))
-            for h in theirs:
-                (lib,) = libs[h]
-                if not self._frozen[lib] and self.play(lib, player, self_atari=self_atari):
-                    return lib
-        if mine:
-            mine.sort(key=lambda h: -len(stones[h]))
-            for h in mine:
-                (lib,) = libs[h]
-                if not self._frozen[lib] and self.play(lib, player, self_atari=2):
-                    return lib
-        return -1
-
     def _after(self, spot: int, player: int) -> int:
         """How many liberties the chain made by ``player`` playing ``spot`` would have
         (captures not counted; stops counting at 3)."""
@@ -346,23 +319,17 @@ class PlayoutBoard:
         return len(after)
 
     def _lowlib(self, last: int, player: int, rng: random.Random) -> int:
-        """Fight on after the last move when it left chains with two liberties: atari the
-        mover's two-liberty chain without self-atari, or give an own two-liberty chain next
-        to it a third liberty, or atari or capture an opponent chain short of liberties next
-        to that own chain. One of those at random; -1 when there is none."""
+        """Fight on when the last move left an own chain next to it with two liberties:
+        give it a third liberty, or atari or capture an opponent chain in contact with it
+        that is as short of liberties (a capturing race is won by the side that shortens the
+        other's liberties first). One of those at random, never a self-atari; -1 when there
+        is none."""
         colour, head, libs, nbrs = self.colour, self._head, self._libs, self._nbrs
         if last < 0 or colour[last] == EMPTY:
             return -1
         cands: list[int] = []
-        hl = head[last]
-        import os
-        mode = os.environ.get("LOW", "1")
-        if colour[last] != player and len(libs[hl]) == 2 and mode != "2":
-            for lib in libs[hl]:
-                if self._after(lib, player) >= 2:
-                    cands.append(lib)
         for n in nbrs[last]:
-            if colour[n] != player or mode == "3":
+            if colour[n] != player:
                 continue
             h = head[n]
             if len(libs[h]) != 2:
@@ -424,8 +391,6 @@ class PlayoutBoard:
         max_moves: int | None = None,
         self_atari: int = 2,
         replies: bool = True,
-        urgent: bool = True,
-        lowlib: bool = True,
     ) -> list[int]:
         """Play random moves (see the module docstring) to the end; return the final owner of
         each spot: the stone's colour, or for an empty spot the one player whose stones are
@@ -437,20 +402,14 @@ class PlayoutBoard:
         passes = 0
         last = -1
         moves = 0
-        head, libs, colour, nbrs = self._head, self._libs, self.colour, self._nbrs
-        watch = [h for h in range(len(colour)) if head[h] == h and len(libs[h]) == 1]
         while passes < players and moves < limit:
-            spot = self._urgent(watch, player, self_atari) if watch and urgent else -1
-            if spot < 0 and replies:
+            spot = -1
+            if replies:
                 spot = self._reply(last, player, self_atari)
-                if spot < 0 and lowlib:
+                if spot < 0:
                     spot = self._lowlib(last, player, rng)
-            if spot >= 0 or (spot := self._random_move(rng, player, self_atari)) >= 0:
-                if len(libs[head[spot]]) == 1:
-                    watch.append(spot)
-                for n in nbrs[spot]:
-                    if colour[n] != EMPTY and len(libs[head[n]]) == 1:
-                        watch.append(n)
+            if spot < 0:
+                spot = self._random_move(rng, player, self_atari)
             if spot < 0:
                 passes += 1
                 self.ko = -1

@@ -51,6 +51,9 @@ class Reader:
 
     __slots__ = ("_blocked", "_keys", "_nbrs", "colour", "hash", "ko", "nodes")
 
+    #: Nodes searched by this reader so far, over all its searches.
+    nodes: int
+
     def __init__(
         self,
         neighbours: Sequence[Sequence[int]],
@@ -207,9 +210,10 @@ class Reader:
             raise ValueError("the target spot is empty")
         memo: dict[tuple[int, int, int, bool, int], int] = {}
         saved = (list(self.colour), self.hash, self.ko)
-        self.nodes = 0
         try:
-            value = self._node(target, defender, attacker_first, 0, depth, budget, memo)
+            value = self._node(
+                target, defender, attacker_first, 0, depth, self.nodes + budget, memo
+            )
         except _OutOfBudget:
             self.colour[:], self.hash, self.ko = saved  # the search stopped mid-line
             return UNKNOWN
@@ -235,8 +239,8 @@ class Reader:
             return 0  # out of reach of a liberty fight: not settled here
         if passes >= 2 or self._eyes(stones) >= 2:
             return -1
-        if depth <= 0:
-            return 0
+        if depth < 2 * len(libs) - attacking:
+            return 0  # too few moves left to fill every liberty
         self.nodes += 1
         if self.nodes > budget:
             raise _OutOfBudget
