@@ -51,8 +51,8 @@ PLAYOUTS = 320
 MIN_PLAYOUTS = 96
 #: Reading limits per close-call chain (see :func:`_read`).
 READ_DEPTH = 24
-READ_NODES = 1500
-READ_TOTAL = 4000
+READ_NODES = 1000
+READ_TOTAL = 2500
 import os
 _READ = os.environ.get("READ", "1") == "1"
 

@@ -99,6 +99,30 @@ class Reader:
                     stones.append(n)
         return stones, libs
 
+    def _short(self, spot: int, k: int) -> tuple[list[int], set[int], bool]:
+        """:meth:`chain` and True when the chain on ``spot`` has at most ``k`` liberties;
+        else the stones walked so far and False (found out early: walls with many liberties
+        are not walked through)."""
+        colour, nbrs = self.colour, self._nbrs
+        c = colour[spot]
+        stones = [spot]
+        seen = {spot}
+        libs: set[int] = set()
+        i = 0
+        while i < len(stones):
+            s = stones[i]
+            i += 1
+            for n in nbrs[s]:
+                cn = colour[n]
+                if cn == EMPTY:
+                    libs.add(n)
+                    if len(libs) > k:
+                        return stones, libs, False
+                elif cn == c and n not in seen:
+                    seen.add(n)
+                    stones.append(n)
+        return stones, libs, True
+
     def _libs_at_least(self, spot: int, k: int) -> bool:
         """Whether the chain on ``spot`` has ``k`` liberties or more (stops early)."""
         colour, nbrs = self.colour, self._nbrs
@@ -165,10 +189,17 @@ class Reader:
             self.hash ^= key[s][other & 1]
 
     # ------------------------------------------------------------------ eyes
-    def _eyes(self, stones: list[int]) -> int:
-        """How many eyes the chain made of ``stones`` has (see the module docstring)."""
+    def _eyes(self, stones: list[int], libs: set[int]) -> int:
+        """How many eyes the chain made of ``stones`` with liberties ``libs`` has, up to two
+        (see the module docstring)."""
         colour, nbrs = self.colour, self._nbrs
         mine = set(stones)
+        inner = 0  # an eye's spots are liberties with only the chain and empty spots around
+        for lib in libs:
+            if all(colour[n] == EMPTY or n in mine for n in nbrs[lib]):
+                inner += 1
+        if inner < 2:
+            return 0
         seen: set[int] = set()
         eyes = 0
         for s in stones:
@@ -237,7 +268,7 @@ class Reader:
         stones, libs = self.chain(target)
         if len(libs) >= ESCAPE:
             return 0  # out of reach of a liberty fight: not settled here
-        if passes >= 2 or self._eyes(stones) >= 2:
+        if passes >= 2 or self._eyes(stones, libs) >= 2:
             return -1
         if depth < 2 * len(libs) - attacking:
             return 0  # too few moves left to fill every liberty
@@ -284,9 +315,9 @@ class Reader:
         for s in stones:
             for n in nbrs[s]:
                 if colour[n] != EMPTY and colour[n] != defender and n not in seen:
-                    chain, their = self.chain(n)
+                    chain, their, short = self._short(n, len(libs))
                     seen.update(chain)
-                    if len(their) <= len(libs):
+                    if short:
                         weak.append((len(their), their))
         weak.sort(key=lambda x: x[0])
         scored: dict[int, int] = {}
