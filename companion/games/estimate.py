@@ -53,8 +53,6 @@ MIN_PLAYOUTS = 96
 READ_DEPTH = 24
 READ_NODES = 1000
 READ_TOTAL = 2500
-import os
-_READ = os.environ.get("READ", "1") == "1"
 
 
 @dataclass(frozen=True)
@@ -383,7 +381,7 @@ def estimate(
         kept_of[stones] = _kept(by_first, runs, owner, tuple(stones))
         if abs(kept_of[stones] - 0.5) < unsure and len(libs) < ESCAPE:
             close.append(stones)
-    readings = _read(nbrs, colour, frozen, close) if players == 2 and close and _READ else {}
+    readings = _read(nbrs, colour, frozen, close) if players == 2 and close else {}
     for owner, stones, _ in chains:
         if stones <= certain_alive:
             kept, certain = 1.0, True

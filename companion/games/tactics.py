@@ -34,6 +34,8 @@ EMPTY = -1
 YES, NO, UNKNOWN = 1, 0, -1
 #: Liberties from which a target counts as escaped in :meth:`Reader.captured`.
 ESCAPE = 6
+#: The largest chain a player puts into atari on purpose (a throw-in, nakade).
+NAKADE = 3
 #: The largest empty region read as an eye.
 EYE_SPOTS = 6
 
@@ -122,6 +124,15 @@ class Reader:
                     seen.add(n)
                     stones.append(n)
         return stones, libs, True
+
+    def _big_self_atari(self, spot: int) -> bool:
+        """Whether the chain on ``spot`` has one liberty and more than ``NAKADE`` stones:
+        a move that made it (and captured nothing) only hands the opponent a capture, as
+        filling a seki's shared liberty does; small throw-ins stay allowed (nakade)."""
+        if self._libs_at_least(spot, 2):
+            return False
+        stones, _ = self.chain(spot)
+        return len(stones) > NAKADE
 
     def _libs_at_least(self, spot: int, k: int) -> bool:
         """Whether the chain on ``spot`` has ``k`` liberties or more (stops early)."""
@@ -293,6 +304,9 @@ class Reader:
                 record = self.play(spot, mover)
                 if record is None:
                     continue
+                if len(record) == 1 and self._big_self_atari(spot):
+                    self.undo(spot, mover, record)
+                    continue
                 ko = self.ko
                 value = self._node(target, defender, not attacking, 0, depth - 1, budget, memo)
                 self.ko = ko
@@ -307,15 +321,16 @@ class Reader:
 
     def _candidates(self, stones: list[int], libs: set[int], mover: int, defender: int) -> list[int]:
         """The moves tried for ``mover``, most promising first, then a pass (-1): the
-        target's liberties, and the liberties of opposing chains in contact with the target
-        that have no more liberties than it has (the race's other side)."""
+        target's liberties, and the liberties of the opposing chains in contact with the
+        target that have fewer than ``ESCAPE`` liberties (the race's other side), those of
+        the chains shortest of liberties first."""
         colour, nbrs = self.colour, self._nbrs
         seen: set[int] = set()
         weak: list[tuple[int, set[int]]] = []
         for s in stones:
             for n in nbrs[s]:
                 if colour[n] != EMPTY and colour[n] != defender and n not in seen:
-                    chain, their, short = self._short(n, len(libs))
+                    chain, their, short = self._short(n, ESCAPE - 1)
                     seen.update(chain)
                     if short:
                         weak.append((len(their), their))
