@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,16 +211,19 @@ def _read(
     colour: Sequence[int],
     frozen: Sequence[int],
     close: Sequence[frozenset[int]],
+    kept: Mapping[int, float],
 ) -> dict[frozenset[int], str]:
-    """Read out the fights of the chains the playouts could not call (two players only).
+    """Read out the fights of the chains in ``close`` (the playouts could not call them),
+    two players only. ``kept[s]`` is the playouts' kept share of the chain on stone ``s``.
 
     A chain the opponent, moving first, surely captures is dead; one it surely cannot is
     alive; the rest stay with the playouts. A capture counts only when the captors live: a
-    chain read as captured next to a chain that the playouts could not call and that was
-    not read either stays with the playouts, and a chain whose every captor is captured
-    even when its owner moves first (it loses its race whatever happens) is alive.
-    At most ``READ_NODES`` nodes per search and ``READ_TOTAL`` in all, biggest chains first,
-    ``READ_DEPTH`` moves deep: node counts, not seconds, so the result is deterministic.
+    chain whose every captor is captured even when its owner moves first (it loses its
+    race whatever happens) is alive, and a chain read as captured next to a chain that was
+    not read alive and that the playouts call dead stays with the playouts (taking the
+    stones inside a group that dies anyway is no capture). At most ``READ_NODES`` nodes
+    per search and ``READ_TOTAL`` in all, biggest chains first, ``READ_DEPTH`` moves deep:
+    node counts, not seconds, so the result is deterministic.
     """
     reader = Reader(nbrs, colour, blocked=frozen)
     verdict: dict[frozenset[int], str] = {}
@@ -239,14 +242,16 @@ def _read(
                 doomed |= stones
         elif first == NO:
             verdict[stones] = "alive"
-    undecided = {s for stones in close if stones not in verdict for s in stones}
+    alive = {s for stones, status in verdict.items() if status == "alive" for s in stones}
     rivals_of: dict[frozenset[int], set[int]] = {}
     for stones, status in list(verdict.items()):
         if status != "dead":
             continue
         owner = colour[min(stones)]
         rivals = {n for s in stones for n in nbrs[s] if colour[n] not in (EMPTY, owner)}
-        if rivals & undecided:
+        if rivals <= doomed:
+            rivals_of[stones] = rivals
+        elif any(n not in alive and kept[n] < 0.5 for n in rivals - doomed):
             del verdict[stones]  # its captors may die first: not settled by this reading
             doomed -= stones
         else:
@@ -381,7 +386,12 @@ def estimate(
         kept_of[stones] = _kept(by_first, runs, owner, tuple(stones))
         if abs(kept_of[stones] - 0.5) < unsure and len(libs) < ESCAPE:
             close.append(stones)
-    readings = _read(nbrs, colour, frozen, close) if players == 2 and close else {}
+    readings: dict[frozenset[int], str] = {}
+    if players == 2 and close:
+        kept_at = {s: k for stones, k in kept_of.items() for s in stones}
+        kept_at.update((s, 1.0) for s in certain_alive)
+        kept_at.update((s, 0.0) for s in certain_dead)
+        readings = _read(nbrs, colour, frozen, close, kept_at)
     for owner, stones, _ in chains:
         if stones <= certain_alive:
             kept, certain = 1.0, True
