@@ -127,9 +127,9 @@ def test_reader_play_and_undo() -> None:
     assert reader.play(game.topology.spot(1, 2), BLACK) is None  # simple ko
     reader.undo(names["a"], WHITE, record)
     assert (reader.colour, reader.hash, reader.ko) == (*before, -1)
+    with pytest.raises(ValueError):
+        reader.captured(game.topology.spot(0, 0), True, depth=4, budget=10)  # an empty spot
     corner, names = game_from("b W .\nW . .\n. . .")
     assert Reader(corner.topology.neighbours, corner.board).play(names["b"], BLACK) is None
-    with pytest.raises(ValueError):
-        reader.captured(names["b"], True, depth=4, budget=10)  # an empty spot
     with pytest.raises(ValueError):
         Reader(game.topology.neighbours, game.board[:-1])

@@ -16,12 +16,20 @@ How, from sound facts to guesses:
    unless it is a throw-in inside one opponent chain's eye space (nakade), so a seki (shared
    liberties neither side can fill) stays on the board and its shared liberties end neutral,
    while a false eye is filled or broken as soon as the chain around it is in atari.
+   In a capturing race the playouts fight on: a chain the last move left with two
+   liberties is given a third, or shortens an opponent chain in contact with it.
 3. **Verdicts** per chain: the share of the playouts *in which an opponent moved first* that
    end with the chain's owner still on its stones (as the Japanese rules test life: can the
    opponent, moving first, capture it?). Below one half: dead. Within ``unsure`` of one half:
    the cleanup screen must ask. Playouts stop early once no verdict is within three standard
    errors of one half. Empty spots that no player owns in most playouts are dame
    (``no_mans_land``), which is also how seki liberties come out.
+4. **Reading** for those close calls (two players, chains with few liberties): the
+   tactical reader (:mod:`companion.games.tactics`) reads the fight out, the opponent moving
+   first. A proved capture makes the chain dead, a proved escape (two eyes, seki) alive, and
+   such a verdict is no longer unsure (``Group.read``); a capture counts only when the
+   captors live (see :func:`_read`). Reading is bounded by node counts, so it is as
+   deterministic as the playouts.
 
 What is not modelled: superko in playouts (simple ko only), stone supplies, GoBeyond's
 reserved spots and bounties; Japanese seki eyes count as territory like any other eye.

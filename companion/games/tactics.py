@@ -1,27 +1,35 @@
-"""A small tactical reader: can a chain be captured, can it live, read out move by move.
+"""A small tactical reader: can a chain be captured? Read out move by move.
 
 Why: random playouts judge a capturing race (semeai) or a short life-and-death fight by how
 often each side happens to play the key moves first, which on a big board is close to a coin
 toss however many playouts are run. This module reads such fights instead: a depth- and
 node-limited search on the board graph in which the attacker tries to capture one target
 chain and the defender tries to keep it. Only the moves that matter in a liberty fight are
-tried: the target's liberties, the liberties of the chains in contact with it that are short
-of liberties (to capture them, or to save them), and passing.
+tried: the target's liberties, the liberties of the opposing chains in contact with it that
+have fewer than :data:`ESCAPE` liberties (to capture them, or to save them), and passing.
+Neither side puts a chain of more than :data:`NAKADE` stones into atari without capturing
+(that only hands the other side a capture, as filling a seki's shared liberty does), while
+small throw-ins stay allowed.
 
-The verdicts are proofs within that move set, and nothing is claimed when the node budget
-runs out (:data:`UNKNOWN`):
+The verdicts are proofs within that move set; nothing is claimed when a line is not settled
+within the depth, or the node budget runs out (:data:`UNKNOWN`):
 
-- :data:`YES`: the attacker captures the target whatever the defender does;
-- :data:`NO`: the defender keeps it whatever the attacker does: it gets two eyes, or
-  :data:`ESCAPE` liberties (a race won, a way out), or it still stands when both pass (seki).
+- :data:`YES`: the attacker captures the target whatever the defender does (a ko capture of
+  the target does not count: it can be retaken);
+- :data:`NO`: the defender keeps it whatever the attacker does: it gets two eyes, or it
+  still stands when both pass (seki, or nothing left to try).
+
+A target that reaches :data:`ESCAPE` liberties is out of reach of a liberty fight and that
+line is unsettled: many liberties inside the opponent's wall are not life, and a race won
+by capturing can still be an eyeless group.
 
 An *eye* here is a small region of empty spots all of whose neighbours are stones of the
 target chain itself (Benson's vital region for a single chain): two of them make the chain
-unconditionally alive. A pass by both players ends a line with the target standing, which is
-how a seki (shared liberties neither side can fill) comes out alive.
+unconditionally alive.
 
 Not modelled: superko (simple ko only, so a ko fight is read as if neither side had threats),
-moves outside the move set (a far-away eye-making move, a net), more than two players.
+moves outside the move set (an eye-making move that is no liberty, a net), more than two
+players (the estimate reads two-player games only).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from collections.abc import Iterable, Sequence
 EMPTY = -1
 #: Verdicts.
 YES, NO, UNKNOWN = 1, 0, -1
-#: Liberties from which a target counts as escaped in :meth:`Reader.captured`.
+#: Liberties from which a target is out of reach of a liberty fight (unsettled).
 ESCAPE = 6
 #: The largest chain a player puts into atari on purpose (a throw-in, nakade).
 NAKADE = 3
@@ -243,10 +251,10 @@ class Reader:
     def captured(self, target: int, attacker_first: bool, *, depth: int, budget: int) -> int:
         """Whether the chain on ``target`` is captured with best play: :data:`YES` when the
         attacker captures it whatever the defender does, :data:`NO` when the defender always
-        saves it (two eyes, ``ESCAPE`` liberties, or standing after two passes), else
-        :data:`UNKNOWN` (lines longer than ``depth`` moves, passes included, or more than
-        ``budget`` nodes). The position is left as it was. Raises ValueError for an empty
-        ``target``."""
+        saves it (two eyes, or standing after two passes), else :data:`UNKNOWN` (lines
+        longer than ``depth`` moves, passes included, or reaching ``ESCAPE`` liberties, or
+        more than ``budget`` nodes; :attr:`nodes` counts them over all searches). The
+        position is left as it was. Raises ValueError for an empty ``target``."""
         defender = self.colour[target]
         if defender == EMPTY:
             raise ValueError("the target spot is empty")
@@ -298,7 +306,9 @@ class Reader:
             if spot < 0:
                 ko = self.ko
                 self.ko = -1  # a pass lifts the ko ban
-                value = self._node(target, defender, not attacking, passes + 1, depth - 1, budget, memo)
+                value = self._node(
+                    target, defender, not attacking, passes + 1, depth - 1, budget, memo
+                )
                 self.ko = ko
             else:
                 record = self.play(spot, mover)
@@ -319,7 +329,9 @@ class Reader:
         memo[key] = best
         return best
 
-    def _candidates(self, stones: list[int], libs: set[int], mover: int, defender: int) -> list[int]:
+    def _candidates(
+        self, stones: list[int], libs: set[int], mover: int, defender: int
+    ) -> list[int]:
         """The moves tried for ``mover``, most promising first, then a pass (-1): the
         target's liberties, and the liberties of the opposing chains in contact with the
         target that have fewer than ``ESCAPE`` liberties (the race's other side), those of
