@@ -195,9 +195,12 @@ def test_unsure_groups_are_listed(table: TableSession, client: FlaskClient) -> N
     assert game is not None
     b9, c9 = game.parse_spot("B9"), game.parse_spot("C9")
     suggested = client.get("/api/state").get_json()["suggested"]
-    assert set(suggested["unsure"]) == game.chain(b9) | game.chain(c9)
-    assert suggested["unsure_groups"] == ["B9", "C9"]
-    assert group_names(game, suggested["unsure"]) == ["B9", "C9"]
+    # B9 (one liberty, White takes it first whoever starts) is read out as dead; C9's life
+    # after that capture is beyond the reader: the playouts cannot call it.
+    assert game.chain(b9) <= set(suggested["dead"])
+    assert set(suggested["unsure"]) == game.chain(c9)
+    assert suggested["unsure_groups"] == ["C9"]
+    assert group_names(game, suggested["unsure"]) == ["C9"]
 
 
 # ---------------------------------------------------------------------- /api/estimate
@@ -344,8 +347,8 @@ def test_estimate_button_and_cleanup_suggestion_in_chromium(tmp_path: Path) -> N
             page.locator("#estimate .headline").wait_for(timeout=10000)
             assert page.locator("#estimate .headline").inner_text().endswith("(estimate)")
             assert page.locator("rect.own").count() > 20  # ownership shading
-            assert page.locator(".shade-over circle.unsure-ring").count() == 8  # B9, C9 chains
-            assert "unsure: B9, C9" in page.inner_text("#estimate")
+            assert page.locator(".shade-over circle.unsure-ring").count() == 5  # the C9 chain
+            assert "unsure: C9" in page.inner_text("#estimate")
             page.screenshot(path=str(SHOTS / "estimate-grid.png"))
             page.click("#estimate-btn")  # a second tap hides it
             page.locator("#estimate").wait_for(state="hidden", timeout=2000)
@@ -355,9 +358,9 @@ def test_estimate_button_and_cleanup_suggestion_in_chromium(tmp_path: Path) -> N
             page.locator("#cleanup .suggestion").wait_for(timeout=10000)
             dead = table.state.dead
             assert dead and page.locator("circle.stone.dead").count() == len(dead)
-            assert page.locator(".marks circle.unsure-ring").count() == 8
+            assert page.locator(".marks circle.unsure-ring").count() == 5
             text = page.inner_text("#cleanup")
-            assert "these groups are unsure: B9, C9" in text
+            assert "these groups are unsure: C9" in text
             assert "If the game ended now" in page.inner_text("#score")  # not scored yet
             page.screenshot(path=str(SHOTS / "cleanup-suggestion.png"))
             # Other boards: the stacked board and a map get shading per spot too.

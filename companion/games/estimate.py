@@ -16,12 +16,20 @@ How, from sound facts to guesses:
    unless it is a throw-in inside one opponent chain's eye space (nakade), so a seki (shared
    liberties neither side can fill) stays on the board and its shared liberties end neutral,
    while a false eye is filled or broken as soon as the chain around it is in atari.
+   In a capturing race the playouts fight on: a chain the last move left with two
+   liberties is given a third, or shortens an opponent chain in contact with it.
 3. **Verdicts** per chain: the share of the playouts *in which an opponent moved first* that
    end with the chain's owner still on its stones (as the Japanese rules test life: can the
    opponent, moving first, capture it?). Below one half: dead. Within ``unsure`` of one half:
    the cleanup screen must ask. Playouts stop early once no verdict is within three standard
    errors of one half. Empty spots that no player owns in most playouts are dame
    (``no_mans_land``), which is also how seki liberties come out.
+4. **Reading** for those close calls (two players, chains with few liberties): the
+   tactical reader (:mod:`companion.games.tactics`) reads the fight out, the opponent moving
+   first. A proved capture makes the chain dead, a proved escape (two eyes, seki) alive, and
+   such a verdict is no longer unsure (``Group.read``); a capture counts only when the
+   captors live (see :func:`_read`). Reading is bounded by node counts, so it is as
+   deterministic as the playouts.
 
 What is not modelled: superko in playouts (simple ko only), stone supplies, GoBeyond's
 reserved spots and bounties; Japanese seki eyes count as territory like any other eye.
@@ -36,18 +44,23 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from companion.games.fastboard import EMPTY, PlayoutBoard
 from companion.games.go import LETTERS, GoGame, Score
+from companion.games.tactics import ESCAPE, NO, YES, Reader
 from companion.games.topology import Topology
 
 #: Most playouts per estimate; :func:`estimate` stops earlier once every verdict is settled
 #: (after at least ``MIN_PLAYOUTS``) or on ``time_budget``.
 PLAYOUTS = 320
 MIN_PLAYOUTS = 96
+#: Reading limits per close-call chain (see :func:`_read`).
+READ_DEPTH = 24
+READ_NODES = 1000
+READ_TOTAL = 2500
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,9 @@ class Group:
 
     ``kept`` is the share of playouts that end with the owner still on these stones (1.0 for
     Benson-alive chains, 0.0 for stones inside an opponent's Benson region). ``status`` is
-    ``"alive"``, ``"dead"``; ``unsure`` says the share is too close to call.
+    ``"alive"``, ``"dead"``; ``unsure`` says the share is too close to call. ``read`` says the
+    status comes from reading the fight out (:mod:`companion.games.tactics`), not from
+    ``kept``.
     """
 
     owner: int
@@ -65,6 +80,7 @@ class Group:
     status: str
     unsure: bool
     certain: bool
+    read: bool = False
 
     @property
     def dead(self) -> bool:
@@ -197,6 +213,63 @@ def benson(
     return [frozenset(chains[c]) for c in sorted(alive)], safe
 
 
+# ---------------------------------------------------------------------- reading
+def _read(
+    nbrs: Sequence[Sequence[int]],
+    colour: Sequence[int],
+    frozen: Sequence[int],
+    close: Sequence[frozenset[int]],
+    kept: Mapping[int, float],
+) -> dict[frozenset[int], str]:
+    """Read out the fights of the chains in ``close`` (the playouts could not call them),
+    two players only. ``kept[s]`` is the playouts' kept share of the chain on stone ``s``.
+
+    A chain the opponent, moving first, surely captures is dead; one it surely cannot is
+    alive; the rest stay with the playouts. A capture counts only when the captors live: a
+    chain whose every captor is captured even when its owner moves first (it loses its
+    race whatever happens) is alive, and a chain read as captured next to a chain that was
+    not read alive and that the playouts call dead stays with the playouts (taking the
+    stones inside a group that dies anyway is no capture). At most ``READ_NODES`` nodes
+    per search and ``READ_TOTAL`` in all, biggest chains first, ``READ_DEPTH`` moves deep:
+    node counts, not seconds, so the result is deterministic.
+    """
+    reader = Reader(nbrs, colour, blocked=frozen)
+    verdict: dict[frozenset[int], str] = {}
+    doomed: set[int] = set()
+    for stones in sorted(close, key=lambda c: (-len(c), min(c))):
+        left = READ_TOTAL - reader.nodes
+        if left <= 0:
+            break
+        spot = min(stones)
+        budget = min(READ_NODES, left)
+        first = reader.captured(spot, True, depth=READ_DEPTH, budget=budget)
+        if first == YES:
+            verdict[stones] = "dead"
+            budget = min(READ_NODES, READ_TOTAL - reader.nodes)
+            if budget > 0 and reader.captured(spot, False, depth=READ_DEPTH, budget=budget) == YES:
+                doomed |= stones
+        elif first == NO:
+            verdict[stones] = "alive"
+    alive = {s for stones, status in verdict.items() if status == "alive" for s in stones}
+    rivals_of: dict[frozenset[int], set[int]] = {}
+    for stones, status in list(verdict.items()):
+        if status != "dead":
+            continue
+        owner = colour[min(stones)]
+        rivals = {n for s in stones for n in nbrs[s] if colour[n] not in (EMPTY, owner)}
+        if rivals <= doomed:
+            rivals_of[stones] = rivals
+        elif any(n not in alive and kept[n] < 0.5 for n in rivals - doomed):
+            del verdict[stones]  # its captors may die first: not settled by this reading
+            doomed -= stones
+        else:
+            rivals_of[stones] = rivals
+    for stones, rivals in rivals_of.items():
+        if rivals and rivals <= doomed and not stones & doomed:
+            verdict[stones] = "alive"  # its captors die anyway
+    return verdict
+
+
 # ---------------------------------------------------------------------- estimate
 def _kept(
     by_first: list[list[list[int]]], runs: list[int], owner: int, stones: Sequence[int]
@@ -310,25 +383,44 @@ def estimate(
         if p != EMPTY:
             for q in range(players):
                 shares_l[q][s] = 1.0 if q == p else 0.0
-    # 3. Verdicts.
+    # 3. Verdicts: Benson, else reading for the close calls, else the playouts.
     groups: list[Group] = []
-    for owner, stones, _ in game.chains():
+    chains = list(game.chains())
+    kept_of: dict[frozenset[int], float] = {}
+    close: list[frozenset[int]] = []
+    for owner, stones, libs in chains:
+        if stones <= certain_alive or stones & certain_dead:
+            continue
+        kept_of[stones] = _kept(by_first, runs, owner, tuple(stones))
+        if abs(kept_of[stones] - 0.5) < unsure and len(libs) < ESCAPE:
+            close.append(stones)
+    readings: dict[frozenset[int], str] = {}
+    if players == 2 and close:
+        kept_at = {s: k for stones, k in kept_of.items() for s in stones}
+        kept_at.update((s, 1.0) for s in certain_alive)
+        kept_at.update((s, 0.0) for s in certain_dead)
+        readings = _read(nbrs, colour, frozen, close, kept_at)
+    for owner, stones, _ in chains:
         if stones <= certain_alive:
             kept, certain = 1.0, True
         elif stones & certain_dead:
             kept, certain = 0.0, True
         else:
-            kept = _kept(by_first, runs, owner, tuple(stones))
+            kept = kept_of[stones]
             certain = False
         status = "alive" if kept >= 0.5 else "dead"
+        read = stones in readings
+        if read:
+            status = readings[stones]
         groups.append(
             Group(
                 owner=owner,
                 stones=stones,
                 kept=kept,
                 status=status,
-                unsure=not certain and abs(kept - 0.5) < unsure,
+                unsure=not certain and not read and abs(kept - 0.5) < unsure,
                 certain=certain,
+                read=read,
             )
         )
     groups.sort(key=lambda g: min(g.stones))

@@ -11,6 +11,10 @@ The playout policy (:meth:`PlayoutBoard.playout`) is "light with a little sense"
 
 - answer the last move: capture an opponent chain it left in atari, or save an own chain it
   put in atari by extending when that gives two liberties;
+- fight on in a capturing race: when the last move left an own chain next to it with two
+  liberties, give it a third or shorten an opponent chain in contact with it that has two
+  liberties or fewer (so the race goes to the side that plays first in it, as in real play,
+  instead of to whoever randomly fills the key liberties first);
 - otherwise a uniformly random legal move that does not fill an own eye-like spot (every
   neighbour the mover's) unless a neighbouring own chain is in atari, and that does not leave a
   chain of ``self_atari`` stones or more with one liberty (so seki shared liberties stay empty,
@@ -298,6 +302,57 @@ class PlayoutBoard:
                         return lib
         return -1
 
+    def _after(self, spot: int, player: int) -> int:
+        """How many liberties the chain made by ``player`` playing ``spot`` would have
+        (captures not counted; stops counting at 3)."""
+        colour, head, libs = self.colour, self._head, self._libs
+        after: set[int] = set()
+        for n in self._nbrs[spot]:
+            c = colour[n]
+            if c == EMPTY:
+                after.add(n)
+            elif c == player:
+                after |= libs[head[n]]
+            if len(after) > 3:
+                break
+        after.discard(spot)
+        return len(after)
+
+    def _lowlib(self, last: int, player: int, rng: random.Random) -> int:
+        """Fight on when the last move left an own chain next to it with two liberties:
+        give it a third liberty, or atari or capture an opponent chain in contact with it
+        that is as short of liberties (a capturing race is won by the side that shortens the
+        other's liberties first). One of those at random, never a self-atari; -1 when there
+        is none."""
+        colour, head, libs, nbrs = self.colour, self._head, self._libs, self._nbrs
+        if last < 0 or colour[last] == EMPTY:
+            return -1
+        cands: list[int] = []
+        for n in nbrs[last]:
+            if colour[n] != player:
+                continue
+            h = head[n]
+            if len(libs[h]) != 2:
+                continue
+            for lib in libs[h]:
+                if self._after(lib, player) >= 3:
+                    cands.append(lib)
+            for s in self._stones[h]:
+                for m in nbrs[s]:
+                    cm = colour[m]
+                    if cm != EMPTY and cm != player and len(libs[head[m]]) <= 2:
+                        for lib in libs[head[m]]:
+                            if self._after(lib, player) >= 2:
+                                cands.append(lib)
+        while cands:
+            i = int(rng.random() * len(cands))
+            spot = cands[i]
+            cands[i] = cands[-1]
+            cands.pop()
+            if not self._frozen[spot] and self.play(spot, player, self_atari=1):
+                return spot
+        return -1
+
     def _random_move(self, rng: random.Random, player: int, self_atari: int) -> int:
         colour, head, libs, nbrs = self.colour, self._head, self._libs, self._nbrs
         empties, where = self._empties, self._where
@@ -348,7 +403,11 @@ class PlayoutBoard:
         last = -1
         moves = 0
         while passes < players and moves < limit:
-            spot = self._reply(last, player, self_atari) if replies else -1
+            spot = -1
+            if replies:
+                spot = self._reply(last, player, self_atari)
+                if spot < 0:
+                    spot = self._lowlib(last, player, rng)
             if spot < 0:
                 spot = self._random_move(rng, player, self_atari)
             if spot < 0:
