@@ -91,22 +91,7 @@ class Reader:
     # ------------------------------------------------------------------ chains
     def chain(self, spot: int) -> tuple[list[int], set[int]]:
         """The stones of the chain on ``spot`` and its liberties (flood fill)."""
-        colour, nbrs = self.colour, self._nbrs
-        c = colour[spot]
-        stones = [spot]
-        seen = {spot}
-        libs: set[int] = set()
-        i = 0
-        while i < len(stones):
-            s = stones[i]
-            i += 1
-            for n in nbrs[s]:
-                cn = colour[n]
-                if cn == EMPTY:
-                    libs.add(n)
-                elif cn == c and n not in seen:
-                    seen.add(n)
-                    stones.append(n)
+        stones, libs, _ = self._short(spot, len(self.colour))  # no chain has more liberties
         return stones, libs
 
     def _short(self, spot: int, k: int) -> tuple[list[int], set[int], bool]:
