@@ -79,3 +79,26 @@ def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
     ObservationLoop(again, demo2).run()  # through the simulated sensors and the tracker
     assert again.state.game_id == 1 and again.state.scored is not None
     assert again.state.scored.result == "W+2.5"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--source", "picamera"], 2, "unknown source 'picamera'; use one of: picam[:N], usb:N"),
+        (["--source", "dir:/nonexistent"], 1, "cannot list /nonexistent: no such folder"),
+        (["--source", "usb:x"], 2, "usb needs a device number"),
+        (["--source", "sim", "--rules", "beyond-chess"], 2, "plays Go"),
+        (["--source", "dir:.", "--rules", "beyond-chess"], 2, "read Go stones"),
+        (["--demo", "--rules", "checkers"], 2, "unknown rules 'checkers'"),
+        (["--demo", "--time", "soon"], 2, "unknown time control"),
+    ],
+)
+def test_serve_refuses_bad_sources_at_start(
+    args: list[str], code: int, message: str, tmp_path: Path
+) -> None:
+    journal = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(serve, [*args, "--port", "0", "--journal", str(journal)])
+    assert result.exit_code == code, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not journal.exists()  # refused before the journal was touched
