@@ -56,7 +56,7 @@ def test_bad_specs_are_refused_with_the_valid_ones(spec: str, message: str) -> N
 
 
 def test_a_missing_folder_or_video_is_refused_at_start(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot list .*: no such folder"):
+    with pytest.raises(InputError, match=r"cannot list .*: no such folder"):
         open_input(f"dir:{tmp_path / 'none'}")
     with pytest.raises(InputError, match="no video file"):
         open_input(f"video:{tmp_path / 'none.mp4'}")
