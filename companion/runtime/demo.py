@@ -47,6 +47,24 @@ def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
     )
 
 
+def _next_game(demo: GoDemoInput | ChessDemoInput, feed: Feed) -> bool:
+    """Between demo games: carry on a game that is a demo game (a new empty game on the demo's
+    board, started on the page); let a game entered by hand be played to its end; then, after
+    ``rest`` seconds, start a new demo game. False when the loop is stopping."""
+    table = feed.table
+    while not demo.is_demo_game(table) and table.state.phase != "over":
+        demo.note = "a game entered by hand is in play: the demo waits for its end"
+        if not feed.wait(1.0):
+            return False
+    if demo.is_demo_game(table):
+        return True
+    if not feed.wait(demo.rest):
+        return False
+    if not demo.is_demo_game(table):
+        demo.new_game(table)
+    return True
+
+
 class GoDemoInput(Input):
     """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
     recorded dead stones are marked and both players agree. ``fresh`` starts a new demo game
@@ -117,10 +135,9 @@ class GoDemoInput(Input):
         while True:
             self.note = "playing the demo game"
             yield from self.play_out(feed)
-            if not self.loop or not feed.wait(self.rest):
-                self.note = "the demo game ended"
+            self.note = "the demo game ended"
+            if not self.loop or not _next_game(self, feed):
                 return
-            self.new_game(table)
 
     def _items(self, table: Any) -> Iterator[Any]:
         from companion.demo import record_intents, sensor_scans
@@ -136,6 +153,7 @@ class GoDemoInput(Input):
         from companion.demo import Scan, Wait
 
         table = feed.table
+        game_id = table.state.game_id
         for item in self._items(table):
             if isinstance(item, Wait):
                 if not feed.wait(item.moves * self.delay):
@@ -145,6 +163,8 @@ class GoDemoInput(Input):
                 yield Sample(f"scan at {item.at:.1f}", item.observation, at=item.at)
             else:
                 yield Sample("demo", intents=(item,))
+            if table.state.game_id != game_id:
+                return  # a new game was started on the page: see _next_game
             if not self.is_demo_game(table) and table.state.phase != "cleanup":
                 if table.state.phase != "over":
                     self.note = "the game was changed by hand: the demo leaves it alone"
@@ -292,7 +312,6 @@ class ChessDemoInput(Input):
         while not self._halt:
             self.note = "playing the demo game"
             yield from self.play_out(feed)
-            if self._halt or not self.loop or not feed.wait(self.rest):
-                self.note = "the demo game ended"
+            self.note = "the demo game ended"
+            if self._halt or not self.loop or not _next_game(self, feed):
                 return
-            self.new_game(table)
