@@ -86,7 +86,7 @@ still_time_option = click.option(
     type=float,
     callback=_positive,
     help="Seconds the board must stay the same before the tracker judges it "
-    "[default: the input's: 0.5 for a live camera, else 0.2].",
+    "[default: the input's: 0.5 for a camera under serve, else 0.2].",
 )
 fps_option = click.option(
     "--fps",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -153,7 +153,6 @@ class InputOptions:
     feed: str = "sensors"
     pins: str | Path | None = None
     pin_factory: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def tracker(self, still_time: float, max_unknown: float, infer_passes: bool) -> dict[str, Any]:
         """The tracker settings: these options where given, else the input's defaults."""
