@@ -91,6 +91,8 @@ def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
         (["--source", "dir:.", "--rules", "beyond-chess"], 2, "read Go stones"),
         (["--demo", "--rules", "checkers"], 2, "unknown rules 'checkers'"),
         (["--demo", "--time", "soon"], 2, "unknown time control"),
+        (["--source", "sensors", "--pins", "/no/pins.toml"], 1, "cannot read pin map"),
+        (["--source", "labels:/nowhere"], 1, "cannot use labels:/nowhere: /nowhere: no such"),
     ],
 )
 def test_serve_refuses_bad_sources_at_start(

@@ -8,13 +8,15 @@ here, so every command refuses the same bad input with the same words.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from companion.commands._startup import parse_corners
-from companion.runtime.inputs import INPUTS, InputOptions
+from companion.errors import CompanionError, InputError
+from companion.runtime.inputs import INPUTS, Input, InputOptions, open_input
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -213,3 +215,23 @@ def input_settings(
         pins=pins_path,
         **more,
     )
+
+
+def start_input(
+    stack: ExitStack, spec: str, options: InputOptions, *, param_hint: str = "--source"
+) -> Input:
+    """The input of ``spec``, checked, closed when ``stack`` closes. A malformed spec is a
+    usage error (exit 2, with the valid specs); an input that cannot be used (a missing folder,
+    a missing camera library, no sensor calibration) a plain error (exit 1)."""
+    try:
+        made = open_input(spec, options, check=False)
+    except InputError as exc:
+        raise click.BadParameter(str(exc), param_hint=param_hint) from None
+    except CompanionError as exc:  # e.g. a pin map that cannot be read
+        raise click.ClickException(f"cannot use {spec}: {exc}") from None
+    stack.enter_context(made)
+    try:
+        made.check()
+    except CompanionError as exc:
+        raise click.ClickException(f"cannot use {made.spec}: {exc}") from None
+    return made

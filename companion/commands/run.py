@@ -55,6 +55,7 @@ from companion.commands._options import (
     input_options,
     input_settings,
     source_help,
+    start_input,
     table_options,
 )
 from companion.commands._startup import (
@@ -64,8 +65,8 @@ from companion.commands._startup import (
     sd_notify,
     watchdog_interval,
 )
-from companion.errors import CompanionError, InputError
-from companion.runtime import Input, ObservationLoop, Ticker, open_input
+from companion.errors import CompanionError
+from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
 from companion.table.clock import FLAG_POLICIES
@@ -159,18 +160,13 @@ def command(
             fresh=new_game,
             pin_factory=grid_pins,
         )
+        reader = start_input(stack, source, options)  # refused before the journal is touched
+        if board is not None and reader.fixed_board and reader.board != board:
+            raise click.BadParameter(
+                f"the sensor grid reads a {reader.board} board, not {board}",
+                param_hint="--board",
+            )
         try:
-            reader = open_input(source, options, check=False)
-        except InputError as exc:
-            raise click.BadParameter(str(exc), param_hint="--source") from None
-        try:
-            stack.enter_context(reader)
-            reader.check()  # a bad source is refused before the journal is touched
-            if board is not None and reader.fixed_board and reader.board != board:
-                raise click.BadParameter(
-                    f"the sensor grid reads a {reader.board} board, not {board}",
-                    param_hint="--board",
-                )
             _run(stack, reader, clock_pins, locals())
         except CompanionError as exc:
             raise click.ClickException(str(exc)) from None

@@ -38,6 +38,7 @@ from companion.commands._options import (
     input_options,
     input_settings,
     source_help,
+    start_input,
     table_options,
 )
 from companion.commands._startup import (
@@ -47,8 +48,8 @@ from companion.commands._startup import (
     sd_notify,
     watchdog_interval,
 )
-from companion.errors import CompanionError, InputError
-from companion.runtime import Input, ObservationLoop, Ticker, open_input
+from companion.errors import CompanionError
+from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.frames import FrameInput, find_camera
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
@@ -175,21 +176,13 @@ def command(
             feed=demo_feed,
             pin_factory=grid_pins,
         )
-        try:
-            reader = open_input(_pick_source(source, demo), options, check=False)
-        except InputError as exc:
-            raise click.BadParameter(str(exc), param_hint="--source") from None
+        reader = start_input(stack, _pick_source(source, demo), options)
         if is_chess(rules) and not reader.manages_game:
             raise click.BadParameter(
                 "Beyond Chess is read from the demo only (--demo); cameras and the sensor grid "
                 "read Go stones",
                 param_hint="--rules",
             )
-        stack.enter_context(reader)
-        try:
-            reader.check()
-        except CompanionError as exc:
-            raise click.ClickException(f"cannot use {reader.spec}: {exc}") from None
         _serve(stack, reader, locals())
 
 

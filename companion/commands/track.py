@@ -24,6 +24,7 @@ The following is :mod:`companion.runtime`'s observation loop, on a bare game ins
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 
 import click
 
@@ -32,11 +33,12 @@ from companion.commands._options import (
     fps_option,
     input_settings,
     rules_option,
+    start_input,
     still_time_option,
 )
-from companion.errors import CompanionError, HardwareError, InputError
+from companion.errors import CompanionError, HardwareError
 from companion.games.go import GoGame
-from companion.runtime import GameTable, ObservationLoop, Sample, open_input
+from companion.runtime import GameTable, ObservationLoop, Sample
 from companion.runtime.frames import FrameInput
 from companion.runtime.reading import PhotoReader
 from companion.table.intents import (
@@ -106,48 +108,43 @@ def command(
         max_unknown=0.02,
         infer_passes=infer_passes,
     )
-    try:
-        reader = open_input(source, options, check=False)
-    except InputError as exc:
-        raise click.BadParameter(str(exc), param_hint="SOURCE") from None
-    if reader.manages_game or reader.kind == "sensors":
-        raise click.BadParameter(
-            "track follows a camera, a recording or label files", param_hint="SOURCE"
-        )
-    reader.infer_passes = infer_passes
-    reader.max_unknown = 0.02
-    if isinstance(reader, FrameInput) and profile_path is None:
-        # Without a profile the board is found by the photo reader: on every photo of a folder
-        # (separate photos, the camera may have moved), once for a video or a camera.
-        reader.reader = PhotoReader(
-            size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
-        )
-    table = GameTable(rules, reader.topology)
-    loop = ObservationLoop(table, reader)
+    with ExitStack() as stack:
+        reader = start_input(stack, source, options, param_hint="SOURCE")
+        if reader.manages_game or reader.kind == "sensors":
+            raise click.BadParameter(
+                "track follows a camera, a recording or label files", param_hint="SOURCE"
+            )
+        reader.infer_passes = infer_passes
+        reader.max_unknown = 0.02
+        if isinstance(reader, FrameInput) and profile_path is None:
+            # Without a profile the board is found by the photo reader: on every photo of a
+            # folder (separate photos, the camera may have moved), once for a video or camera.
+            reader.reader = PhotoReader(
+                size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
+            )
+        table = GameTable(rules, reader.topology)
+        loop = ObservationLoop(table, reader)
 
-    def said(sample: Sample, intent: Intent) -> None:
-        text = _say(intent, table.game) if table.game is not None else None
-        if text:
-            warn(f"{sample.name}: {text}")
+        def said(sample: Sample, intent: Intent) -> None:
+            text = _say(intent, table.game) if table.game is not None else None
+            if text:
+                warn(f"{sample.name}: {text}")
 
-    def unreadable(sample: Sample) -> None:
-        if sample.unreadable:
-            warn(f"{sample.name}: {reader.note}")
+        def unreadable(sample: Sample) -> None:
+            if sample.unreadable:
+                warn(f"{sample.name}: {reader.note}")
 
-    loop.on_intent.append(said)
-    loop.on_refused.append(lambda sample, text: warn(f"{sample.name}: {text}"))
-    loop.on_sample.append(unreadable)
-    try:
-        with reader:
-            reader.check()
-            try:
-                loop.run()
-            except KeyboardInterrupt:
-                warn("stopped by the user: the game so far follows")
-            except HardwareError as exc:
-                warn(f"the source failed ({exc}): the game so far follows")
-    except CompanionError as exc:
-        raise click.ClickException(str(exc)) from exc
+        loop.on_intent.append(said)
+        loop.on_refused.append(lambda sample, text: warn(f"{sample.name}: {text}"))
+        loop.on_sample.append(unreadable)
+        try:
+            loop.run()
+        except KeyboardInterrupt:
+            warn("stopped by the user: the game so far follows")
+        except HardwareError as exc:
+            warn(f"the source failed ({exc}): the game so far follows")
+        except CompanionError as exc:
+            raise click.ClickException(str(exc)) from exc
     game = table.game
     if game is None:
         raise click.ClickException(f"{source}: no frame could be read as a board")
