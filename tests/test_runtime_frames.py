@@ -96,3 +96,18 @@ def test_a_photo_without_a_board_is_noted_not_read(
     live = FrameInput(f"dir:{folder}", board="9", reader=PhotoReader(size=9, refind=True))
     last = list(live.samples(Feed()))[-1]
     assert last.unreadable and last.observation is None
+
+
+def test_a_camera_being_retried_stops_promptly() -> None:
+    import time
+
+    from companion.runtime import ObservationLoop
+
+    camera = FrameInput("usb:97", board="9")  # no such webcam: retried with back-off
+    loop = ObservationLoop(object(), camera)
+    loop.start()
+    time.sleep(1.0)  # into the back-off between attempts
+    asked = time.monotonic()
+    loop.stop()
+    assert loop.done and time.monotonic() - asked < 1.0
+    assert camera.ended and loop.error is None and loop.samples == 0

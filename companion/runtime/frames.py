@@ -164,12 +164,18 @@ class FrameInput(Input):
             except CameraUnavailable as exc:
                 self.note = f"{exc}; trying again until it answers"
 
-    def _source(self) -> Any:
+    def _source(self, feed: Feed) -> Any:
         from companion.sources import RetryingSource, open_source
 
-        if self.live:
-            return RetryingSource(lambda: open_source(self.spec), name=self.spec)
-        return open_source(self.spec)
+        if not self.live:
+            return open_source(self.spec)
+
+        def back_off(seconds: float) -> None:
+            # A camera being retried must not hold up a stop: end the frames instead.
+            if not feed.wait(seconds):
+                raise SourceEnded(f"{self.spec}: stopped while retrying")
+
+        return RetryingSource(lambda: open_source(self.spec), name=self.spec, sleep=back_off)
 
     # ------------------------------------------------------------------ frames
     def _timed(self, feed: Feed) -> Iterator[tuple[Any, float | None]]:
@@ -178,7 +184,7 @@ class FrameInput(Input):
             for frame in self._given:
                 yield frame, None
             return
-        with self._source() as source:
+        with self._source(feed) as source:
             for frame in source:
                 if self.word == "dir" and self.recording:
                     at = frame.index * (self.still_time + 1.0)
