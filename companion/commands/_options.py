@@ -234,4 +234,6 @@ def start_input(
         made.check()
     except CompanionError as exc:
         raise click.ClickException(f"cannot use {made.spec}: {exc}") from None
+    if made.live and made.note.endswith("until it answers"):
+        click.echo(f"companion: {made.note}", err=True)  # a camera not answering yet
     return made

@@ -174,8 +174,6 @@ def command(
 
 def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) -> None:
     """The body of ``companion run`` (options by name); CompanionError for start-up failures."""
-    if reader.note.endswith("until it answers"):
-        _err(f"companion: {reader.note}")
     path = journal_path(o["journal_option"])
     journal, table = open_table(path, snapshot_every=o["snapshot_every"])
     stack.callback(journal.close)
