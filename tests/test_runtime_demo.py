@@ -39,3 +39,16 @@ def test_a_game_started_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) ->
         assert table.state.started is not None and table.state.started.topology == "13"
         assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 1)
     assert loop.error is None
+
+
+def test_a_new_game_on_the_demos_board_gets_the_demo_from_its_start(tmp_path: Path) -> None:
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    demo = GoDemoInput(delay=0.01, rest=0.0, feed="sensors")
+    with ObservationLoop(table, demo) as loop:
+        assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 16)
+        table.start_game("chinese", "13")  # New game on the page, the demo's own board
+        assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 3)
+        state = table.state
+        assert state.game_id == 2 and state.discrepancy is None and table.alerts() == []
+        assert demo.is_demo_game(table) and not loop.done
+    assert loop.error is None
