@@ -1,6 +1,6 @@
-"""The sensor input in the observation loop on gpiozero's MockFactory: an emulated Hall-sensor board -> HallGrid ->
-tracker -> session, with the clock panel's buttons: a stone put down is a move; a press with no
-new stone is a pass."""
+"""The sensor input in the observation loop on gpiozero's MockFactory: an emulated Hall-sensor
+board -> HallGrid -> tracker -> session, with the clock panel's buttons: a stone put down is a
+move; a press with no new stone is a pass."""
 
 from __future__ import annotations
 
