@@ -39,8 +39,9 @@ class ObservationLoop(Worker):
     ``clock`` times samples that carry no time of their own. ``observers`` are called with each
     Go observation judged in play and its time, after its intents were applied (the clock panel
     watches the board this way); ``on_intent`` with each intent the tracker sent, before it is
-    applied, ``on_sample`` with every sample first, and ``on_refused`` with the words of each refusal (``companion track`` prints
-    them). The tracker's settings are the input's (see :class:`~companion.runtime.inputs.Input`).
+    applied; ``on_sample`` with every sample first; ``on_refused`` with the words of each
+    refusal (``companion track`` prints them). The tracker's settings are the input's (see
+    :class:`~companion.runtime.inputs.Input`).
     """
 
     def __init__(
