@@ -12,6 +12,7 @@ half-played demo game found after a restart is carried on.
 from __future__ import annotations
 
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -47,31 +48,82 @@ def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
     )
 
 
-def _next_game(demo: GoDemoInput | ChessDemoInput, feed: Feed) -> bool:
-    """Between demo games: carry on a game that is a demo game (a new empty game on the demo's
-    board, started on the page); let a game entered by hand be played to its end; then, after
-    ``rest`` seconds, start a new demo game. False when the loop is stopping."""
-    table = feed.table
-    while not demo.is_demo_game(table) and table.state.phase != "over":
-        demo.note = "a game entered by hand is in play: the demo waits for its end"
-        if not feed.wait(1.0):
-            return False
-    if demo.is_demo_game(table):
-        return True
-    if not feed.wait(demo.rest):
-        return False
-    if not demo.is_demo_game(table):
-        demo.new_game(table)
-    return True
+class DemoInput(Input):
+    """What the demo feeders share: the players' part between games. Subclasses say which game
+    is theirs (:meth:`is_demo_game`), how to start one (:meth:`new_game`) and how to play the
+    rest of it (:meth:`play_out`).
 
-
-class GoDemoInput(Input):
-    """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
-    recorded dead stones are marked and both players agree. ``fresh`` starts a new demo game
-    even when one is half played."""
+    ``delay`` paces the moves, ``rest`` is the seconds a finished game stays up, ``loop`` plays
+    game after game (else one, and the input ends), ``fresh`` starts a new demo game even when
+    one is half played."""
 
     kind = "demo"
     manages_game = True
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        board: str,
+        delay: float,
+        rest: float,
+        loop: bool,
+        fresh: bool,
+        time_control: str | None,
+    ) -> None:
+        super().__init__(spec, still_time=0.2, board=board)
+        self.delay = delay
+        self.rest = rest
+        self.loop = loop
+        self.recording = not loop
+        self.fresh = fresh
+        self.time_control = time_control
+        self._halt = False
+
+    @abstractmethod
+    def is_demo_game(self, table: Any) -> bool:
+        """Whether ``table`` holds an unfinished game this demo can carry on."""
+
+    @abstractmethod
+    def new_game(self, table: Any) -> None:
+        """Start a demo game on ``table``."""
+
+    @abstractmethod
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        """The rest of the table's demo game (ends early on a stop or a game changed by hand)."""
+
+    def samples(self, feed: Feed) -> Iterator[Sample]:
+        table = feed.table
+        if self.fresh or not self.is_demo_game(table):
+            self.new_game(table)
+        while not self._halt:
+            self.note = "playing the demo game"
+            yield from self.play_out(feed)
+            self.note = "the demo game ended"
+            if self._halt or not self.loop or not self._next_game(feed):
+                return
+
+    def _next_game(self, feed: Feed) -> bool:
+        """Between demo games: carry on a game that is a demo game (a new empty game on the
+        demo's board, started on the page); let a game entered by hand be played to its end;
+        then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
+        table = feed.table
+        while not self.is_demo_game(table) and table.state.phase != "over":
+            self.note = "a game entered by hand is in play: the demo waits for its end"
+            if not feed.wait(1.0):
+                return False
+        if self.is_demo_game(table):
+            return True
+        if not feed.wait(self.rest):
+            return False
+        if not self.is_demo_game(table):
+            self.new_game(table)
+        return True
+
+
+class GoDemoInput(DemoInput):
+    """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
+    recorded dead stones are marked and both players agree."""
 
     def __init__(
         self,
@@ -88,16 +140,17 @@ class GoDemoInput(Input):
 
         if feed not in GO_FEEDS:
             raise InputError(f"the demo feed is 'sensors' or 'record', not {feed!r}")
-        super().__init__("sim" if feed == "sensors" else "demo", still_time=0.2)
         self.record = record or load_record()
-        self.board = str(self.record.size)
+        super().__init__(
+            "sim" if feed == "sensors" else "demo",
+            board=str(self.record.size),
+            delay=delay,
+            rest=rest,
+            loop=loop,
+            fresh=fresh,
+            time_control=time_control,
+        )
         self.feed = feed
-        self.delay = delay
-        self.rest = rest
-        self.loop = loop
-        self.recording = not loop
-        self.fresh = fresh
-        self.time_control = time_control
         self._t = 0.0  # the simulated grid's clock, kept rising across games
 
     def __repr__(self) -> str:
@@ -128,17 +181,6 @@ class GoDemoInput(Input):
             time_control=self.time_control,
         )
 
-    def samples(self, feed: Feed) -> Iterator[Sample]:
-        table = feed.table
-        if self.fresh or not self.is_demo_game(table):
-            self.new_game(table)
-        while True:
-            self.note = "playing the demo game"
-            yield from self.play_out(feed)
-            self.note = "the demo game ended"
-            if not self.loop or not _next_game(self, feed):
-                return
-
     def _items(self, table: Any) -> Iterator[Any]:
         from companion.demo import record_intents, sensor_scans
 
@@ -164,7 +206,7 @@ class GoDemoInput(Input):
             else:
                 yield Sample("demo", intents=(item,))
             if table.state.game_id != game_id:
-                return  # a new game was started on the page: see _next_game
+                return  # a new game was started on the page: see DemoInput._next_game
             if not self.is_demo_game(table) and table.state.phase != "cleanup":
                 if table.state.phase != "over":
                     self.note = "the game was changed by hand: the demo leaves it alone"
@@ -183,12 +225,9 @@ class GoDemoInput(Input):
                 table.control("agree", player=player)
 
 
-class ChessDemoInput(Input):
+class ChessDemoInput(DemoInput):
     """The bundled Beyond Chess record through drawn frames: ``delay`` is the seconds a finished
     turn stays on the board, ``fps`` the frames a second read."""
-
-    kind = "demo"
-    manages_game = True
 
     def __init__(
         self,
@@ -205,19 +244,19 @@ class ChessDemoInput(Input):
     ) -> None:
         from companion.demo.chess import ChessFilm, load_demo_record
 
-        super().__init__("demo", board="8x8")
+        super().__init__(
+            "demo",
+            board="8x8",
+            delay=delay,
+            rest=rest,
+            loop=loop,
+            fresh=fresh,
+            time_control=time_control,
+        )
         self.record = record or load_demo_record()
-        self.delay = delay
-        self.rest = rest
         self.fps = fps
-        self.loop = loop
-        self.recording = not loop
-        self.fresh = fresh
-        self.time_control = time_control
         self.film = ChessFilm(size)
         self._now = clock
-        self._feed: Feed | None = None
-        self._halt = False
 
     def __repr__(self) -> str:
         return f"<ChessDemoInput {len(self.record.turns)} turns, {self.fps} frames/s>"
@@ -304,14 +343,3 @@ class ChessDemoInput(Input):
                 yield from self.show(feed, position.look_after(turn), seconds=self.delay)
             if len(live.move_stack) == before or table.state.game is not live:
                 return  # the table did not take it (or someone changed the game): leave it
-
-    def samples(self, feed: Feed) -> Iterator[Sample]:
-        table = feed.table
-        if self.fresh or not self.is_demo_game(table):
-            self.new_game(table)
-        while not self._halt:
-            self.note = "playing the demo game"
-            yield from self.play_out(feed)
-            self.note = "the demo game ended"
-            if self._halt or not self.loop or not _next_game(self, feed):
-                return
