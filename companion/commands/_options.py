@@ -191,30 +191,25 @@ def demo_delay_option(default: float) -> Callable[[F], F]:
     )
 
 
-def input_settings(
-    *,
-    rules: str,
-    board: str | None = None,
-    time_control: str | None = None,
-    profile_path: str | None = None,
-    corners: list[list[float]] | None = None,
-    still_time: float | None = None,
-    fps: float | None = None,
-    pins_path: str | None = None,
-    **more: Any,
-) -> InputOptions:
-    """The shared options as the inputs take them (``more``: other InputOptions fields)."""
-    return InputOptions(
-        board=board,
-        profile=profile_path,
-        corners=corners,
-        still_time=still_time,
-        fps=fps,
-        rules=rules,
-        time_control=time_control,
-        pins=pins_path,
-        **more,
-    )
+#: InputOptions fields filled from the shared options, by the command parameter they come from.
+_SHARED = {
+    "board": "board",
+    "profile": "profile_path",
+    "corners": "corners",
+    "still_time": "still_time",
+    "fps": "fps",
+    "rules": "rules",
+    "time_control": "time_control",
+    "pins": "pins_path",
+}
+
+
+def input_settings(**more: Any) -> InputOptions:
+    """The running command's shared options (those of the decorators above that it has) as
+    the inputs take them; ``more`` sets other fields or overrides."""
+    params = click.get_current_context().params
+    given = {field: params[name] for field, name in _SHARED.items() if name in params}
+    return InputOptions(**{**given, **more})
 
 
 def start_input(

@@ -163,14 +163,6 @@ def command(
     with ExitStack() as stack:
         grid_pins, _ = mock_pin_factories(stack) if mock_pins else (None, None)
         options = input_settings(
-            rules=rules,
-            board=board,
-            time_control=time_control,
-            profile_path=profile_path,
-            corners=corners,
-            still_time=still_time,
-            fps=fps,
-            pins_path=pins_path,
             delay=demo_delay,
             rest=demo_rest,
             feed=demo_feed,

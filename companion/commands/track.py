@@ -97,17 +97,8 @@ def command(
     def warn(text: str) -> None:
         click.echo(text, err=True)
 
-    options = input_settings(
-        rules=rules,
-        board=None if size is None else str(size),
-        profile_path=profile_path,
-        corners=corners,
-        still_time=still_time,
-        fps=fps,
-        recording=True,
-        max_unknown=0.02,
-        infer_passes=infer_passes,
-    )
+    board = None if size is None else str(size)
+    options = input_settings(board=board, recording=True, max_unknown=0.02)
     with ExitStack() as stack:
         reader = start_input(stack, source, options, param_hint="SOURCE")
         if reader.manages_game or reader.kind == "sensors":
