@@ -107,10 +107,7 @@ def record_file(events: list[ev.Event], *, game_id: int) -> RecordFile:
             del infos[len(infos) - event.count :]
     game = state.game
     assert game is not None
-    # A resignation ends the game without a GameEnded event: the engine's result says it.
     result = state.ended.result if state.ended else None
-    if result is None and game.result is not None:
-        result = game.result.text()
     main_time = overtime = None
     if started.time_control:
         try:

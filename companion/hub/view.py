@@ -98,12 +98,8 @@ def table_view(
             "last_captured": list(game.last_captured),
             "phase": state.phase,
             "over": over,
-            "result": state.ended.result
-            if state.ended
-            else (game.result.text() if game.result else None),
-            "result_method": state.ended.method
-            if state.ended
-            else (game.result.method if game.result else None),
+            "result": state.ended.result if state.ended else None,
+            "result_method": state.ended.method if state.ended else None,
             "paused": state.paused,
             "dead": sorted(state.dead),
             "no_mans_land": sorted(state.no_mans_land),

@@ -396,13 +396,16 @@ class TableSession:
         """Follow-ups once a move is stored: cleanup after passes, the end of a decided game."""
         game = self._game()
         out: list[ev.Event] = []
-        if game.over and self.state.phase == "play":
-            clock = self.clock
-            pause = (lambda now: clock.pause(now)) if clock else None
-            if game.result is None:
-                out.append(self._accept(ev.CleanupStarted(), clock_change=pause))
-            elif self.state.ended is None:
-                out.append(self._end(game.result, pause))
+        if not game.over or self.state.ended is not None:
+            return out
+        clock = self.clock
+        pause = (lambda now: clock.pause(now)) if clock else None
+        # A decided game (resignation, First Capture) is "over" in the fold already: end it
+        # here whatever the phase says; a game over by passes goes to cleanup instead.
+        if game.result is not None:
+            out.append(self._end(game.result, pause))
+        elif self.state.phase == "play":
+            out.append(self._accept(ev.CleanupStarted(), clock_change=pause))
         return out
 
     def _end(self, result: Score, pause: Callable[[float], object] | None) -> ev.Event:
