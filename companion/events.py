@@ -3,7 +3,7 @@
 Every event has a ``seq`` (its place in the journal, given by :class:`~companion.journal.Journal`
 when it is appended; 0 before that) and ``at`` (wall-clock seconds since the epoch when it was
 journaled). Events that change a clock carry ``clock``: the clock's snapshot
-(:meth:`companion.table.clock.GameClock.to_dict`) right after the change, so that a replay
+(:meth:`companion.games.clock.GameClock.to_dict`) right after the change, so that a replay
 restores the clock without re-running time.
 
 Serialisation is a plain JSON object: ``{"type": "MovePlayed", "seq": 12, "at": ..., ...}``.

@@ -57,7 +57,7 @@ from companion.commands._startup import (
     watchdog_interval,
 )
 from companion.errors import CompanionError
-from companion.table.clock import FLAG_POLICIES
+from companion.games.timecontrol import FLAG_POLICIES
 
 FRAME_SOURCES = ("picam", "usb", "dir", "video")
 SOURCES = (*FRAME_SOURCES, "sensors", "sim")
@@ -260,8 +260,8 @@ def command(
 ) -> None:
     """Run the table headless: source -> tracker -> rules and clock -> journal -> outputs."""
     from companion.games.rules import find_rules
+    from companion.games.timecontrol import parse_spec
     from companion.table.chess_state import is_chess
-    from companion.table.clock import parse_spec
 
     kind = source.partition(":")[0].strip().lower()
     if kind not in SOURCES:

@@ -17,10 +17,10 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import CompanionError, RecordError
+from companion.games.timecontrol import parse_spec
 from companion.records.json_record import write_json_record
 from companion.records.record import ClockReading, MoveInfo, record_from_game
 from companion.records.sgf import write_sgf
-from companion.table.clock import parse_spec
 from companion.table.state import TableState
 
 from .view import clock_faces

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.clock import GameClock
 from companion.games.go import LETTERS
-from companion.table.clock import GameClock
 from companion.table.state import TableState, move_view
 
 

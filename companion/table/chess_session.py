@@ -30,7 +30,7 @@ or an unreadable board) is on the table does **not** switch the clock: Beyond Ch
 pass, and a turn is not over before its shift, so the mover's time keeps running and the press
 is refused with a plain-words reason (IllegalMove), which the page shows.
 
-Time controls are the Go table's (:mod:`companion.table.clock`); a chess clock always uses the
+Time controls are the Go table's (:mod:`companion.games.clock`); a chess clock always uses the
 loss-on-time policy (a ``turn:`` limit that runs out loses the game, no turn is ever skipped).
 
 Contract: a refused look, intent or control raises :class:`~companion.errors.IllegalMove` and
@@ -75,6 +75,8 @@ from companion.games.beyond_chess_tracking import (
     UNCHANGED,
     read_turn,
 )
+from companion.games.clock import GameClock
+from companion.games.timecontrol import parse_spec
 from companion.journal import Journal
 from companion.table.chess_state import (
     ChessTableState,
@@ -82,7 +84,6 @@ from companion.table.chess_state import (
     player_of,
     start_position,
 )
-from companion.table.clock import GameClock, parse_spec
 from companion.table.session import Broadcaster, Subscription
 
 Look = Mapping[Cell, str]

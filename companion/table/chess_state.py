@@ -29,8 +29,8 @@ from companion.games.beyond_chess import (
     traditional,
 )
 from companion.games.beyond_chess_notation import parse_position, parse_turn, turn_text
+from companion.games.timecontrol import PlayerTime, parse_spec
 from companion.records.chess_record import RESULTS, ChessRecord
-from companion.table.clock import PlayerTime, parse_spec
 
 SUFFIX = "-chess"
 

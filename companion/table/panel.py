@@ -40,8 +40,8 @@ from typing import Any, Literal
 
 from companion import events as ev
 from companion.errors import IllegalMove
+from companion.games.clock import ClockEvent, ClockWarning
 from companion.observation import UNKNOWN, Observation
-from companion.table.clock import ClockEvent, ClockWarning
 from companion.table.outputs import ButtonPress, ClockButtons, WarningOutputs
 
 _TOKENS = {-1: ".", 0: "B", 1: "W"}

@@ -35,11 +35,12 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove, JournalError
+from companion.games.clock import ClockWarning, GameClock
 from companion.games.go import LETTERS, Score
+from companion.games.timecontrol import parse_spec
 from companion.journal import Journal
 from companion.table import estimates
 from companion.table import intents as it
-from companion.table.clock import ClockWarning, GameClock, parse_spec
 from companion.table.state import TableState, move_view
 
 log = logging.getLogger(__name__)
@@ -350,7 +351,7 @@ class TableSession:
     ) -> ev.GameStarted:
         """Start a new game (the old one stays in the archive). ValueError for bad settings.
 
-        ``flag_policy`` ("loss", "skip", "ignore"; see :mod:`companion.table.clock`) defaults to
+        ``flag_policy`` ("loss", "skip", "ignore"; see :mod:`companion.games.clock`) defaults to
         the rules' own (``flag_policy`` of the game class: GoBeyond skips), else the time
         control's (loss on time; a turn limit skips). It is kept in the clock's snapshots."""
         knobs = dict(knobs or {})

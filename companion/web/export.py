@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from companion import events as ev
+from companion.games.clock import GameClock
+from companion.games.timecontrol import parse_spec
 from companion.records.record import ClockReading, GameRecord, MoveInfo, record_from_game
-from companion.table.clock import GameClock, parse_spec
 from companion.table.state import TableState
 
 _TURNS = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned)
