@@ -28,8 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from companion import events as ev
-from companion.errors import CompanionError, IllegalMove, JournalError
-from companion.table.state import TableState
+from companion.errors import JournalError
 
 #: "CoJo" in ASCII: marks a file as a companion journal.
 APPLICATION_ID = 0x436F4A6F
@@ -290,22 +289,6 @@ class Journal:
     def game_of(self, seq: int) -> int | None:
         """The game an event belongs to."""
         return self._query_one("SELECT game FROM events WHERE seq = ?", seq)  # type: ignore[no-any-return]
-
-    def replay(self, game: int | None = None) -> TableState:
-        """Rebuild ``game`` (default: the latest) from its events; JournalError when the
-        stored events do not replay (a journal from an incompatible engine, or tampering)."""
-        game = self._game if game is None else game
-        state = TableState(game_id=game or 0)
-        for event in self.events(game):
-            try:
-                state.apply(event)
-            except (CompanionError, ValueError) as exc:
-                reason = exc.args[-1] if isinstance(exc, IllegalMove) else exc
-                raise JournalError(
-                    f"journal {self.path}: event {event.seq} ({event.type}) does not replay: "
-                    f"{reason}"
-                ) from exc
-        return state
 
     def games(self) -> list[GameSummary]:
         """The archive: every game, newest first, with its number of moves."""

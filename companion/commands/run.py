@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import importlib.util
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -155,23 +154,15 @@ def _mock_factories(stack: ExitStack) -> tuple[Any, Any]:
 
 
 def _print_record(journal: Any, game_id: int) -> None:
-    from companion.records.json_record import write_json_record
-    from companion.records.sgf import write_sgf
-    from companion.web.export import record_of
+    from companion.table.kinds import game_record
 
     events = journal.events(game_id)
     if not events:
         return
     try:
-        record = record_of(events)
-    except ValueError:
+        click.echo(game_record(events, game_id=game_id).text)
+    except CompanionError:
         return
-    topo = record.topology
-    if topo.kind == "grid" and topo.shape is not None and record.players == 2:
-        sys.stdout.buffer.write(write_sgf(record) + b"\n")
-        sys.stdout.flush()
-    else:
-        click.echo(write_json_record(record))
 
 
 @click.command()

@@ -98,6 +98,9 @@ class ChessTableState:
     turn_clocks: list[dict[str, Any] | None] = field(default_factory=list)
     #: Per accepted turn: the pieces it captured (one at most in chess, 0 for none).
     captured: list[list[Captured]] = field(default_factory=list)
+    #: The player who resigned, or whose flag fell (the game ends with the next event).
+    resigned: int | None = None
+    flagged: int | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -193,9 +196,13 @@ class ChessTableState:
         self.play_phase()
         if e.player not in (0, 1):
             raise IllegalMove("not allowed", f"no player {e.player} at a chess table")
+        self.resigned = e.player
 
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
+        """A chess clock always loses on time: the game ends with the next event."""
         self.need_game()
+        if self.phase == "play" and e.player in (0, 1):
+            self.flagged = e.player
 
     def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
         self.paused = True

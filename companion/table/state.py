@@ -1,7 +1,7 @@
 """The table's state as a fold over its events: the one place events change anything.
 
-Both the live session and :meth:`companion.journal.Journal.replay` build a :class:`TableState`
-by applying events in order, so "the game after a restart equals the game before it" holds by
+The live table and every reader of the journal (:mod:`companion.table.fold`) build a
+:class:`TableState` by applying events in order, so "the game after a restart equals the game before it" holds by
 construction. :meth:`TableState.apply` raises :class:`~companion.errors.IllegalMove` when an
 event does not fit the game (the session checks before journaling; the journal turns a refusal
 during replay into a ``JournalError``).
@@ -17,27 +17,9 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove
-from companion.games.go import GoGame, Move, Score
+from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
-
-
-def move_view(
-    game: GoGame, move: Move | None, *, unnamed: str | None = None
-) -> dict[str, Any] | None:
-    """A move as the pages and the hub show it (kind, player, spot, spot name), or None.
-
-    ``unnamed`` is the name given to moves without a spot (passes, skips, resignations).
-    """
-    if move is None:
-        return None
-    return {
-        "kind": move.kind,
-        "player": move.player,
-        "spot": move.spot,
-        "name": game.spot_name(move.spot) if move.spot is not None else unnamed,
-    }
-
 
 PHASES = ("play", "cleanup", "over")
 
@@ -66,13 +48,6 @@ class TableState:
     suggested: ev.CleanupSuggested | None = None
     #: A player has marked or agreed in this cleanup: a suggestion may no longer replace marks.
     players_marked: bool = False
-
-    @classmethod
-    def from_events(cls, events: list[ev.Event], *, game_id: int = 0) -> TableState:
-        state = cls(game_id=game_id)
-        for event in events:
-            state.apply(event)
-        return state
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
