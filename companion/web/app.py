@@ -123,6 +123,8 @@ def create_app(
         return sse_frame({"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq)
 
     table.render = render_event
+    # what the chess reader sees is not journaled: it reaches the pages as id-less state frames
+    table.render_state = lambda: sse_frame({"state": table.view(full=False)})
 
     # ------------------------------------------------------------------ helpers
     def csrf_token() -> str:

@@ -23,10 +23,7 @@ from companion.table.session import TableSession
 
 def register(app: Flask, table: TableSession) -> None:
     """Add the chess routes and template helpers to ``app`` for ``table``."""
-    from companion.web.app import sse_frame
-
     journal = table.journal
-    table.render_state = lambda: sse_frame({"state": table.view(full=False)})
 
     @app.context_processor
     def _chess_globals() -> dict[str, Any]:
