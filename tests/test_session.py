@@ -43,16 +43,28 @@ def play(table: TableSession, *names: str) -> None:
         table.apply(it.PlayIntent(spot(table, name), game.to_move))
 
 
-def test_a_move_is_journaled_before_subscribers_see_it(table: TableSession) -> None:
-    table.start_game("chinese", "9")
-    seen: list[int] = []
+def test_the_journal_write_precedes_the_publish(table: TableSession) -> None:
+    """At the moment anything is published, the event is committed: a second connection to
+    the journal file (another process's view of the disk) already reads it."""
+    table.start_game("chinese", "9", time_control="abs:10m")
+    on_disk: list[tuple[int, list[int]]] = []
+    publish = table.hub.publish
+
+    def checked(seq: int, payload: object) -> None:
+        with Journal(table.journal.path, readonly=True) as other:
+            on_disk.append((seq, [e.seq for e in other.events()]))
+        publish(seq, payload)
+
+    table.hub.publish = checked  # type: ignore[method-assign]
     with table.subscribe() as sub:
-        play(table, "E5")
-        seq, payload = sub.get(timeout=1) or (0, None)
-        # What a subscriber receives is already on disk.
-        seen = [e.seq for e in table.journal.events()]
-    assert isinstance(payload, ev.MovePlayed) and payload.seq == seq
-    assert seq in seen
+        play(table, "E5", "D4")
+        table.control("pass")
+        table.control("pause")
+        got = [sub.get(timeout=1) for _ in range(4)]
+    assert [seq for seq, _ in on_disk] == [item[0] for item in got if item is not None]
+    assert len(on_disk) == 4
+    for seq, stored in on_disk:
+        assert seq > 0 and seq in stored, f"event {seq} was published before it was on disk"
 
 
 def test_refused_play_changes_nothing(table: TableSession) -> None:
