@@ -17,9 +17,9 @@ from companion.games.beyond_chess_notation import (
 )
 from companion.journal import Journal
 from companion.records.chess_record import read_record, replay
-from companion.table.chess_session import StillnessGate
 from companion.table.chess_state import chess_record
 from companion.table.session import Table, TableSession
+from companion.table.stillness import StillnessGate
 
 
 class Clock:

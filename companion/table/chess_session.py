@@ -5,7 +5,8 @@ change, runs the clock and ends the game; this part turns what the camera sees i
 
 **Looks.** A reader (:mod:`companion.vision.chess_look`) gives a *look* per frame: for each grid
 cell that holds a square, "W", "B" or "." (a cell absent is a rift), "?" where it cannot tell.
-:meth:`ChessPart.see` passes looks through a stillness gate: a look is read only once
+:meth:`ChessPart.see` passes looks through the tracker's stillness gate
+(:mod:`companion.table.stillness`): a look is read only once
 the reader has given exactly the same look for ``still_time`` seconds and it has at most
 ``max_unknown`` "?" cells (a hand over the board restarts the wait). A stable look is read with
 :func:`~companion.games.beyond_chess_tracking.read_turn` against the position:
@@ -62,6 +63,7 @@ from companion.games.beyond_chess_tracking import (
 from companion.games.timecontrol import FlagPolicy
 from companion.table.chess_state import ChessTableState, chess_variant, player_of, start_position
 from companion.table.part import GamePart, Handler
+from companion.table.stillness import StillnessGate
 from companion.table.views import turn_view
 
 if TYPE_CHECKING:
@@ -70,42 +72,6 @@ if TYPE_CHECKING:
 Look = Mapping[Cell, str]
 
 _RESULT_WINNER = {"1-0": 0, "0-1": 1}
-
-
-class StillnessGate:
-    """Passes a look on once it has stayed exactly the same for ``still_time`` seconds.
-
-    "?" counts as a value of its own, so a cell wavering between unknown and a colour never
-    settles; a look with more than ``max_unknown`` "?" cells is never stable and restarts the
-    wait. Times are the caller's (monotonic seconds); they must not go backwards.
-    """
-
-    def __init__(self, *, still_time: float = 1.0, max_unknown: int = 4) -> None:
-        if still_time < 0 or max_unknown < 0:
-            raise ValueError("still_time and max_unknown cannot be negative")
-        self.still_time = still_time
-        self.max_unknown = max_unknown
-        self.latest: dict[Cell, str] | None = None
-        self.since = 0.0
-
-    def __repr__(self) -> str:
-        return f"<StillnessGate {self.still_time}s, at most {self.max_unknown} unknown>"
-
-    def offer(self, look: Look, now: float) -> dict[Cell, str] | None:
-        """Take one look; return it when it is stable (else None)."""
-        look = dict(look)
-        if look != self.latest:
-            self.latest = look
-            self.since = now
-        if self.unknown(look) > self.max_unknown:
-            return None
-        if now - self.since + 1e-9 < self.still_time:
-            return None
-        return look
-
-    @staticmethod
-    def unknown(look: Look) -> int:
-        return sum(1 for v in look.values() if v == "?")
 
 
 def _cells_text(cells: list[Cell]) -> str:
@@ -373,7 +339,7 @@ class ChessPart(GamePart):
                 raise IllegalMove(
                     "question open", "answer the promotion question on the page first"
                 )
-            look = self.gate.latest
+            look = self.gate.look
             if look is None:
                 raise IllegalMove(
                     "no reading", "the camera has not read the board yet: enter the turn by hand"
