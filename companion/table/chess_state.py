@@ -1,8 +1,8 @@
 """A Beyond Chess table's state as a fold over its journal events (the chess twin of
 :mod:`companion.table.state`).
 
-The live :class:`~companion.table.chess_session.ChessTableSession` and a resume after a crash
-both build a :class:`ChessTableState` by applying the journaled events in order, so the game
+The live table (:class:`~companion.table.chess_session.ChessPart`) and every reader of the
+journal (:mod:`companion.table.fold`) build a :class:`ChessTableState` by applying the journaled events in order, so the game
 after a restart equals the game before it by construction. :meth:`ChessTableState.apply`
 raises :class:`~companion.errors.IllegalMove` (state unchanged) when an event does not fit.
 
