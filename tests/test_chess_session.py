@@ -328,3 +328,30 @@ def test_bad_settings_are_refused_plainly(journal: Journal, clock: Clock) -> Non
 def test_events_round_trip_through_json() -> None:
     e = ev.PromotionAsked(player=0, turns=("a7a8=Q/h1i1", "a7a8=N/h1i1"))
     assert ev.from_json(e.to_json()) == e
+
+
+def test_every_way_a_chess_game_ends_is_journaled_with_the_clock_stopped(
+    journal: Journal, clock: Clock
+) -> None:
+    s = session(journal, clock)
+    ends = []
+    s.start_game("beyond-chess", time_control="abs:5m")
+    s.enter_turn("e2e4")
+    ends.append(s.control("resign", player=0))  # White resigns out of turn
+    s.start_game("beyond-chess", time_control="abs:5m")
+    ends.append(s.control("draw"))
+    s.start_game("beyond-chess", time_control="abs:1m")
+    clock.t += 61
+    ends.append(s.tick())
+    got = [(e[-1].type, e[-1].result, e[-1].method) for e in ends]
+    assert got == [
+        ("GameEnded", "0-1", "white resigned"),
+        ("GameEnded", "1/2-1/2", "draw agreed"),
+        ("GameEnded", "0-1", "white lost on time"),
+    ]
+    assert [g.result for g in journal.games()] == ["0-1", "1/2-1/2", "0-1"]
+    assert s.clock is not None and not s.clock.running
+    face = s.clock_view()
+    clock.t += 30
+    assert s.tick() == [] and s.clock_view() == face
+    assert s.view()["over"] and s.view()["result"] == "0-1"
