@@ -11,7 +11,7 @@ from companion import events as ev
 from companion.errors import RecordError
 from companion.journal import Journal
 from companion.table import intents as it
-from companion.table.fold import fold, fold_records, replay, steps
+from companion.table.fold import fold, replay, steps
 from companion.table.kinds import CHESS, GO, KINDS, game_record, kind_for, kind_named, state_view
 from companion.table.session import CORE_CONTROLS, TableSession
 
@@ -88,7 +88,7 @@ def test_go_table_archive_and_hub_agree(table: TableSession) -> None:
     folded = fold(events, game_id=1)
     assert key(folded) == key(replay(table.journal)) == key(table.state)
     assert [e.seq for e, _ in steps(events)] == [e.seq for e in events]
-    assert key(fold_records([e.to_dict() for e in events], game_id=1)) == key(folded)
+    assert key(fold([ev.from_dict(e.to_dict()) for e in events], game_id=1)) == key(folded)
     assert folded.ended is not None and folded.ended.result == "B+R"
     # one view: what the table page shows is what a reader far away shows
     live = table.view(full=False)
@@ -121,9 +121,11 @@ def test_chess_table_archive_and_hub_agree(table: TableSession) -> None:
 def test_events_that_make_no_game_are_refused_plainly() -> None:
     with pytest.raises(RecordError, match="start with GameStarted"):
         game_record([ev.Passed(player=0, seq=1)], game_id=1)
-    junk = [ev.GameStarted(rules="chinese", topology="9", players=("a", "b"), seq=1).to_dict()]
-    junk.append({"type": "MovePlayed", "seq": 2, "player": 0, "spot": 999})
     with pytest.raises(RecordError, match="event 2 does not replay"):
-        fold_records(junk)
-    with pytest.raises(RecordError, match="event 7 does not replay"):
-        fold_records([{"type": "Nonsense", "seq": 7}])
+        game_record(
+            [
+                ev.GameStarted(rules="chinese", topology="9", players=("a", "b"), seq=1),
+                ev.MovePlayed(player=0, spot=999, seq=2),
+            ],
+            game_id=1,
+        )

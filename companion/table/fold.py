@@ -8,11 +8,10 @@ its ``GameStarted``. The journal only yields events: it knows no game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from companion import events as ev
-from companion.errors import CompanionError, IllegalMove, JournalError, RecordError
+from companion.errors import CompanionError, IllegalMove, JournalError
 from companion.journal import Journal
 from companion.table.kinds import GO, State, kind_for, rules_of
 
@@ -48,25 +47,6 @@ def fold(events: Sequence[ev.Event], *, game_id: int = 0) -> State:
     state = empty(events, game_id=game_id)
     for event in events:
         state.apply(event)
-    return state
-
-
-def fold_records(events: Iterable[ev.Event | dict[str, Any]], *, game_id: int = 0) -> State:
-    """:func:`fold` for events that arrive from outside (dicts are read with
-    :func:`companion.events.from_dict`); RecordError when one does not parse or apply."""
-    parsed: list[ev.Event] = []
-    for item in events:
-        try:
-            parsed.append(item if isinstance(item, ev.Event) else ev.from_dict(item))
-        except (CompanionError, ValueError) as exc:
-            seq = item.get("seq") if isinstance(item, dict) else None
-            raise RecordError(f"event {seq} does not replay: {exc}") from None
-    state = empty(parsed, game_id=game_id)
-    for event in parsed:
-        try:
-            state.apply(event)
-        except (CompanionError, ValueError) as exc:
-            raise RecordError(f"event {event.seq} does not replay: {exc}") from None
     return state
 
 
