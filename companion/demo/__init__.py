@@ -205,7 +205,10 @@ class DemoTable:
         return f"<DemoTable {len(self.record.moves)} moves every {self.delay}s>"
 
     def _is_demo_game(self) -> bool:
-        state = self.table.go_state()
+        try:
+            state = self.table.go_state()
+        except IllegalMove:
+            return False  # the table plays chess now
         game = state.game
         if game is None or state.started is None or state.started.topology != str(self.record.size):
             return False
