@@ -31,6 +31,7 @@ from companion.games.beyond_chess import (
 from companion.games.beyond_chess_notation import parse_position, parse_turn, turn_text
 from companion.games.timecontrol import PlayerTime, parse_spec
 from companion.records.chess_record import RESULTS, ChessRecord
+from companion.table.foldbase import EventFold
 
 SUFFIX = "-chess"
 
@@ -79,8 +80,10 @@ class Captured:
 
 
 @dataclass
-class ChessTableState:
+class ChessTableState(EventFold):
     """Everything the chess page shows, rebuilt from events."""
+
+    title = "chess"
 
     game_id: int = 0
     started: ev.GameStarted | None = None
@@ -122,18 +125,6 @@ class ChessTableState:
         return [c.piece for turn in self.captured for c in turn if c.player == player]
 
     # ------------------------------------------------------------------ the fold
-    def apply(self, event: ev.Event) -> None:
-        """Apply one event; raises IllegalMove (state unchanged) when it does not fit."""
-        handler = getattr(self, "_on_" + event.type, None)
-        if handler is None:
-            raise IllegalMove("not allowed", f"a chess table has no use for {event.type}")
-        handler(event)
-        clock = getattr(event, "clock", None)
-        if clock is not None:
-            self.clock_snapshot = clock
-        if event.seq:
-            self.last_seq = event.seq
-
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
         start = start_position(e)
         self.__dict__.update(ChessTableState(game_id=self.game_id).__dict__)
@@ -203,18 +194,6 @@ class ChessTableState:
         self.need_game()
         if self.phase == "play" and e.player in (0, 1):
             self.flagged = e.player
-
-    def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
-        self.paused = True
-
-    def _on_ClockResumed(self, e: ev.ClockResumed) -> None:
-        self.paused = False
-
-    def _on_ClockSnapshot(self, e: ev.ClockSnapshot) -> None:
-        pass
-
-    def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
-        self.discrepancy = e
 
     def _on_DiscrepancyCleared(self, e: ev.DiscrepancyCleared) -> None:
         self.discrepancy = None

@@ -20,13 +20,16 @@ from companion.errors import IllegalMove
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
+from companion.table.foldbase import EventFold
 
 PHASES = ("play", "cleanup", "over")
 
 
 @dataclass
-class TableState:
+class TableState(EventFold):
     """Everything the page shows, rebuilt from events (see the module docstring)."""
+
+    title = "Go"
 
     game_id: int = 0
     started: ev.GameStarted | None = None
@@ -77,18 +80,6 @@ class TableState:
             return None
 
     # ------------------------------------------------------------------ the fold
-    def apply(self, event: ev.Event) -> None:
-        """Apply one event; raises IllegalMove (state unchanged) when it does not fit."""
-        handler = getattr(self, "_on_" + event.type, None)
-        if handler is None:
-            raise IllegalMove("not allowed", f"unknown event {event.type}")
-        handler(event)
-        clock = getattr(event, "clock", None)
-        if clock is not None:
-            self.clock_snapshot = clock
-        if event.seq:
-            self.last_seq = event.seq
-
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
         game = self.build_game(e)
         self.__dict__.update(TableState(game_id=self.game_id).__dict__)
@@ -148,15 +139,6 @@ class TableState:
     def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
         self._play_phase()
 
-    def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
-        self.paused = True
-
-    def _on_ClockResumed(self, e: ev.ClockResumed) -> None:
-        self.paused = False
-
-    def _on_ClockSnapshot(self, e: ev.ClockSnapshot) -> None:
-        pass
-
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
         """Under a loss-on-time policy the snapshot names the flagged player: the game ends.
         Under the skip policy a Skipped event follows instead; under "ignore" play goes on."""
@@ -170,9 +152,6 @@ class TableState:
         ):
             game.lose_on_time(e.player)
             self.phase = "over"
-
-    def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
-        self.discrepancy = e
 
     def _on_DiscrepancyCleared(self, e: ev.DiscrepancyCleared) -> None:
         self.discrepancy = None
