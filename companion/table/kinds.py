@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import events as ev
 from companion.games.rules import presets
@@ -28,6 +28,9 @@ from companion.table.records import (
 )
 from companion.table.state import TableState
 from companion.table.views import chess_view, go_view, snapshot_clock, topology_view
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 #: A fold of one game's events, of whichever kind.
 State = TableState | ChessTableState
@@ -44,9 +47,9 @@ class GameKind:
     #: The rules (name, description) a new game of this kind may name.
     rules: Callable[[], list[tuple[str, str]]]
     #: The fold: ``state(game_id=...)`` then ``.apply(event)`` for each event.
-    state: Callable[..., Any]
+    state: type[TableState] | type[ChessTableState]
     #: The session part: ``part(table)``.
-    part: Callable[[Any], GamePart]
+    part: Callable[[TableSession], GamePart]
     #: The page JSON of a fold: ``view(state, clock=faces, started_at=, updated_at=)``.
     view: Callable[..., Mapping[str, Any]]
     #: The board's drawing for readers that draw it (None: the view carries the board).
