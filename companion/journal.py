@@ -30,6 +30,9 @@ from typing import Any
 from companion import events as ev
 from companion.errors import JournalError
 
+#: The event types the archive counts as turns (the events say which they are).
+_TURN_TYPES = tuple(name for name, cls in ev.EVENT_TYPES.items() if cls.is_turn)
+
 #: "CoJo" in ASCII: marks a file as a companion journal.
 APPLICATION_ID = 0x436F4A6F
 SCHEMA_VERSION = 1
@@ -295,13 +298,12 @@ class Journal:
         sql = """
             SELECT g.id, g.started, g.rules, g.topology, g.players, g.ended, g.result,
                    (SELECT COUNT(*) FROM events e WHERE e.game = g.id
-                     AND e.type IN ('MovePlayed', 'Passed', 'Skipped', 'Resigned',
-                                    'ChessTurnPlayed'))
+                     AND e.type IN ({turns}))
               FROM games g ORDER BY g.id DESC
-        """
+        """.format(turns=", ".join("?" * len(_TURN_TYPES)))
         with self._lock:
             try:
-                rows = self._con.execute(sql).fetchall()
+                rows = self._con.execute(sql, _TURN_TYPES).fetchall()
             except sqlite3.Error as exc:
                 raise JournalError(f"journal {self.path}: {exc}") from exc
         return [

@@ -27,8 +27,6 @@ from companion.records.sgf import write_sgf
 from companion.table.chess_state import ChessTableState, chess_record
 from companion.table.state import TableState
 
-_TURNS = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned)
-
 #: File name suffix per record format.
 SUFFIXES = {"sgf": ".sgf", "companion-game": ".json", "companion-chess": ".txt"}
 
@@ -101,7 +99,7 @@ def _go_record(events: Sequence[ev.Event]) -> tuple[GameRecord, TableState]:
     infos: list[MoveInfo] = []
     for event in events:
         _fold(state, event)
-        if isinstance(event, _TURNS):
+        if isinstance(event, ev.MovePlayed | ev.Passed | ev.Skipped | ev.Resigned):
             infos.append(MoveInfo(clock=_reading(event), time=event.at or None))
         elif isinstance(event, ev.Undone):
             del infos[len(infos) - event.count :]
