@@ -136,9 +136,11 @@ def state_view(
 ) -> dict[str, Any]:
     """The view of a fold for a reader far away (the hub, the table's retained MQTT state):
     the clock from the latest journaled snapshot, ticking from ``updated_at`` while it runs;
-    notices shown as alerts; with ``topology``, the board's drawing, when ``drawing``."""
+    notices shown as alerts, no points history; with ``topology``, the board's drawing, when
+    ``drawing``."""
     kind = kind_of(state)
     out = dict(kind.view(state, clock=None, started_at=started_at, updated_at=updated_at))
+    out.pop("points_history", None)  # the table page's graph: it grows with every move
     if out["phase"] != "none":
         running = not out["paused"] and out["phase"] == "play" and not out["over"]
         out["clock"] = snapshot_clock(state.clock_snapshot, running=running, as_of=updated_at)
