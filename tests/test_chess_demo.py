@@ -9,7 +9,7 @@ from companion.journal import Journal
 from companion.records.chess_record import replay
 from companion.runtime import ObservationLoop
 from companion.runtime.demo import ChessDemoInput
-from companion.table.host import Table
+from companion.table.session import Table
 
 
 def test_the_bundled_record_is_legal() -> None:

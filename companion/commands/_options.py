@@ -16,7 +16,8 @@ import click
 
 from companion.commands._startup import parse_corners
 from companion.errors import CompanionError, InputError
-from companion.runtime.inputs import INPUTS, Input, InputOptions, open_input
+from companion.runtime.inputs import Input, InputOptions
+from companion.runtime.registry import INPUTS, open_input
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,7 +35,7 @@ def _rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 def _time(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from companion.table.clock import parse_spec
+    from companion.games.timecontrol import parse_spec
 
     if value is not None:
         try:

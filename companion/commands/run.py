@@ -38,7 +38,6 @@ time, except that a ``turn:`` limit skips), or ``loss``, ``skip`` or ``ignore``.
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -66,10 +65,10 @@ from companion.commands._startup import (
     watchdog_interval,
 )
 from companion.errors import CompanionError
+from companion.games.timecontrol import FLAG_POLICIES
 from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
-from companion.table.clock import FLAG_POLICIES
 
 #: Seconds between annotated camera pictures (for a page that attaches): headless, the loop
 #: spends its time reading the board, not drawing it (``companion bench loop`` measures this).
@@ -81,23 +80,15 @@ def _err(line: str) -> None:
 
 
 def _print_record(journal: Any, game_id: int) -> None:
-    from companion.records.json_record import write_json_record
-    from companion.records.sgf import write_sgf
-    from companion.web.export import record_of
+    from companion.table.kinds import game_record
 
     events = journal.events(game_id)
     if not events:
         return
     try:
-        record = record_of(events)
-    except ValueError:
+        click.echo(game_record(events, game_id=game_id).text)
+    except CompanionError:
         return
-    topo = record.topology
-    if topo.kind == "grid" and topo.shape is not None and record.players == 2:
-        sys.stdout.buffer.write(write_sgf(record) + b"\n")
-        sys.stdout.flush()
-    else:
-        click.echo(write_json_record(record))
 
 
 @click.command()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from companion.errors import InputError
+from companion.games.go import GoGame
 from companion.runtime.inputs import Feed, Input, InputOptions, Sample
 
 #: The feeds of the Go demo (see :mod:`companion.demo`).
@@ -161,10 +162,8 @@ class GoDemoInput(DemoInput):
         state = table.state
         game = state.game
         started = state.started
-        if game is None or started is None or started.topology != self.board:
-            return False
-        if not hasattr(game, "moves"):
-            return False
+        if not isinstance(game, GoGame) or started is None or started.topology != self.board:
+            return False  # no game, a chess game, or another board
         played = [(m.player, m.spot) for m in game.moves]
         wanted = [
             (p, None if pt is None else self.record.spot(game, pt))

@@ -1,25 +1,22 @@
-"""Inputs: every way a board reaches the table, behind one interface, chosen by ``open_input``.
+"""Inputs: every way a board reaches the table, behind one interface (chosen by ``open_input``).
 
 An :class:`Input` yields :class:`Sample` s (what it saw, when, and a picture for the camera
 page) to the :class:`~companion.runtime.loop.ObservationLoop`, which owns the tracker and the
 table. Inputs never apply anything to the table themselves; the demo feeders may start games
 and answer questions through the :class:`Feed` the loop hands them (as players would).
 
-Adding an input is one class and one entry in :data:`INPUTS` (in the style of gpiozero's pin
-factories): ``open_input`` parses the spec, builds the input, and :meth:`Input.check` s it at
-start, so a bad spec or a missing folder is a clear :class:`~companion.errors.InputError`
-listing the valid specs instead of a thread dying later.
+Adding an input is one class and one entry in
+:data:`~companion.runtime.registry.INPUTS` (in the style of gpiozero's pin factories).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.errors import InputError
 from companion.games.topology import Topology
 from companion.observation import Observation
 from companion.table.intents import Intent
@@ -161,95 +158,3 @@ class InputOptions:
             "max_unknown": max_unknown if self.max_unknown is None else self.max_unknown,
             "infer_passes": infer_passes if self.infer_passes is None else self.infer_passes,
         }
-
-
-@dataclass(frozen=True)
-class InputKind:
-    """One entry of :data:`INPUTS`: how its spec is written, what it is, and how to make it
-    (``make(argument, options)``; the argument is the text after the colon, "" when none)."""
-
-    form: str
-    help: str
-    make: Callable[[str, InputOptions], Input]
-    needs_argument: bool = False
-
-
-def _frames(kind: str) -> Callable[[str, InputOptions], Input]:
-    def make(arg: str, options: InputOptions) -> Input:
-        from companion.runtime.frames import FrameInput
-
-        return FrameInput.from_spec(kind, arg, options)
-
-    return make
-
-
-def _sensors(arg: str, options: InputOptions) -> Input:
-    from companion.runtime.sensors import SensorInput
-
-    return SensorInput.from_options(options)
-
-
-def _labels(arg: str, options: InputOptions) -> Input:
-    from companion.runtime.labels import LabelInput
-
-    return LabelInput(arg, still_time=options.still_time)
-
-
-def _demo(feed: str | None) -> Callable[[str, InputOptions], Input]:
-    def make(arg: str, options: InputOptions) -> Input:
-        from companion.runtime.demo import demo_input
-
-        return demo_input(options, feed=feed)
-
-    return make
-
-
-#: Every input, by the word before the colon of its spec.
-INPUTS: dict[str, InputKind] = {
-    "picam": InputKind("picam[:N]", "the Raspberry Pi camera N (picamera2)", _frames("picam")),
-    "usb": InputKind("usb:N", "USB webcam /dev/videoN", _frames("usb"), needs_argument=True),
-    "dir": InputKind(
-        "dir:PATH", "a folder of photos, each a still view", _frames("dir"), needs_argument=True
-    ),
-    "video": InputKind("video:PATH", "a video file", _frames("video"), needs_argument=True),
-    "sensors": InputKind("sensors", "the magnetic (Hall) sensor grid of the pin map", _sensors),
-    "sim": InputKind(
-        "sim", "the bundled Go game played on a simulated sensor grid", _demo("sensors")
-    ),
-    "demo": InputKind("demo", "the demo game for the rules (Go or Beyond Chess)", _demo(None)),
-    "labels": InputKind(
-        "labels:PATH",
-        "a folder of photo label files as perfect views (a testing aid)",
-        _labels,
-        needs_argument=True,
-    ),
-}
-
-
-def input_forms() -> str:
-    """The valid specs, for messages and help: ``picam[:N], usb:N, ...``."""
-    return ", ".join(kind.form for kind in INPUTS.values())
-
-
-def open_input(spec: str, options: InputOptions | None = None, *, check: bool = True) -> Input:
-    """The input named by ``spec``, checked (unless ``check`` is False).
-
-    Raises InputError for an unknown or malformed spec (the message lists the valid ones) or
-    a folder or file that is not there; CameraUnavailable for a camera that cannot be used."""
-    options = options or InputOptions()
-    word, sep, arg = spec.strip().partition(":")
-    kind = INPUTS.get(word.strip().lower())
-    if kind is None:
-        raise InputError(f"unknown source {spec!r}; use one of: {input_forms()}")
-    if kind.needs_argument and not arg.strip():
-        raise InputError(f"{word} needs an argument, as in {kind.form}")
-    if sep and not kind.needs_argument and word.lower() not in ("picam",):
-        raise InputError(f"{word} takes no argument (not {spec!r}); use {kind.form}")
-    made = kind.make(arg.strip(), options)
-    if check:
-        try:
-            made.check()
-        except BaseException:
-            made.close()
-            raise
-    return made
