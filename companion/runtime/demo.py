@@ -1,12 +1,15 @@
 """The demo inputs: a recorded game played into the table through the whole loop, at a pace.
 
-:class:`GoDemoInput` plays the bundled Go record on a simulated sensor grid (or, ``feed
-"record"``, as the intents a tracker would send); :class:`ChessDemoInput` draws every Beyond
+:class:`GoDemoInput` plays the demo game of the table's rules and board (see
+:mod:`companion.demo.playouts`) on a simulated sensor grid (or, ``feed "record"`` and for games
+of more than two players, whose stones a two-colour grid cannot tell apart, as the intents a
+tracker would send); :class:`ChessDemoInput` draws every Beyond
 Chess turn and reads it back with the look reader. Both are inputs like a camera: the
 observation loop's tracker (or the chess session's look gate) decides what was played. They
 also play the players' part: start a demo game when the table has none, mark the recorded dead
 stones and agree, answer a promotion, and after ``rest`` seconds start again (``loop``). A
-half-played demo game found after a restart is carried on.
+half-played demo game found after a restart is carried on, and a new Go game started on the
+page gets the demo game of its rules and board.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 from companion.games.go import GoGame
 from companion.runtime.inputs import Feed, Input, InputOptions, Sample
 
@@ -40,6 +43,8 @@ def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
             time_control=options.time_control or "fischer:5m+5s",
         )
     return GoDemoInput(
+        rules=options.rules,
+        board=options.board,
         delay=options.delay,
         rest=options.rest,
         loop=options.loop,
@@ -89,6 +94,11 @@ class DemoInput(Input):
     def new_game(self, table: Any) -> None:
         """Start a demo game on ``table``."""
 
+    def adopt(self, table: Any) -> bool:
+        """Take on ``table``'s game as this demo's when it is a new game, not yet played, that
+        the demo can play (started on the page); False by default."""
+        return False
+
     @abstractmethod
     def play_out(self, feed: Feed) -> Iterator[Sample]:
         """The rest of the table's demo game (ends early on a stop or a game changed by hand)."""
@@ -110,6 +120,8 @@ class DemoInput(Input):
         then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
         table = feed.table
         while not self.is_demo_game(table) and table.state.phase != "over":
+            if self.adopt(table):
+                return True
             self.note = "a game entered by hand is in play: the demo waits for its end"
             if not feed.wait(1.0):
                 return False
@@ -123,13 +135,15 @@ class DemoInput(Input):
 
 
 class GoDemoInput(DemoInput):
-    """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
-    recorded dead stones are marked and both players agree."""
+    """The demo game of ``rules`` on ``board`` (or ``record``), one move every ``delay``
+    seconds; at the end the recorded dead stones are marked and the players agree."""
 
     def __init__(
         self,
         record: Any = None,
         *,
+        rules: str = "chinese",
+        board: str | None = None,
         delay: float = 2.0,
         rest: float = 20.0,
         loop: bool = True,
@@ -137,14 +151,17 @@ class GoDemoInput(DemoInput):
         feed: str = "sensors",
         time_control: str | None = "byo:10m+3x30s",
     ) -> None:
-        from companion.demo import load_record
+        from companion.demo.playouts import demo_record
 
         if feed not in GO_FEEDS:
             raise InputError(f"the demo feed is 'sensors' or 'record', not {feed!r}")
-        self.record = record or load_record()
+        try:
+            self.record = record or demo_record(rules, board)
+        except (CompanionError, ValueError) as exc:
+            raise InputError(f"no demo game for {rules} on {board}: {exc}") from exc
         super().__init__(
-            "sim" if feed == "sensors" else "demo",
-            board=str(self.record.size),
+            "sim" if feed == "sensors" and self.record.players == 2 else "demo",
+            board=self.record.board,
             delay=delay,
             rest=rest,
             loop=loop,
@@ -157,23 +174,47 @@ class GoDemoInput(DemoInput):
     def __repr__(self) -> str:
         return f"<GoDemoInput {len(self.record.moves)} moves every {self.delay}s {self.note!r}>"
 
+    @property
+    def sensors(self) -> bool:
+        """Whether the game goes through the simulated grid (two colours only)."""
+        return self.feed == "sensors" and self.record.players == 2
+
     def is_demo_game(self, table: Any) -> bool:
         """Whether ``table`` holds an unfinished game that is a prefix of the record."""
+        from companion.games.rules import find_rules
+
         state = table.state
         game = state.game
         started = state.started
         if not isinstance(game, GoGame) or started is None or started.topology != self.board:
             return False  # no game, a chess game, or another board
+        if find_rules(started.rules).name != self.record.rules:
+            return False
+        if game.players != self.record.players:
+            return False
         played = [(m.player, m.spot) for m in game.moves]
-        wanted = [
-            (p, None if pt is None else self.record.spot(game, pt))
-            for p, pt in self.record.moves[: len(played)]
-        ]
-        return played == wanted and state.phase != "over"
+        return played == list(self.record.moves[: len(played)]) and state.phase != "over"
+
+    def adopt(self, table: Any) -> bool:
+        """A new Go game started on the page, no move played yet: play the demo game of its
+        rules, board and players on it."""
+        from companion.demo.playouts import demo_record
+
+        state = table.state
+        game, started = state.game, state.started
+        if not isinstance(game, GoGame) or started is None or game.moves or game.over:
+            return False
+        try:
+            record = demo_record(started.rules, started.topology, players=game.players)
+        except (CompanionError, ValueError):
+            return False  # a board or rules the demo cannot play: the game waits for hands
+        self.record = record
+        self.board = record.board
+        return self.is_demo_game(table)
 
     def new_game(self, table: Any) -> None:
         table.start_game(
-            "chinese",
+            self.record.rules,
             self.board,
             knobs={"komi": self.record.komi},
             players=self.record.names,
@@ -184,7 +225,7 @@ class GoDemoInput(DemoInput):
         from companion.demo import record_intents, sensor_scans
 
         game = table.state.game
-        if self.feed == "sensors":
+        if self.sensors:
             return sensor_scans(self.record, lambda: table.state.game, start=self._t)
         return record_intents(self.record, game.copy())
 
@@ -212,8 +253,7 @@ class GoDemoInput(DemoInput):
                 return
         if table.state.phase == "cleanup":
             live = table.state.game
-            for point in self.record.dead:
-                spot = self.record.spot(live, point)
+            for spot in self.record.dead:
                 if spot not in table.state.dead and live.board[spot] >= 0:
                     if not feed.wait(self.delay):
                         return
