@@ -121,3 +121,22 @@ def test_the_beyond_chess_demo_plays_three_turns_through_frames(tmp_path: Path) 
     with ObservationLoop(table, demo) as loop:
         assert until(lambda: turns() >= 3, 60.0)
     assert loop.error is None and table.state.discrepancy is None
+
+
+def test_a_new_game_of_the_other_kind_on_the_page_gets_its_demo(tmp_path: Path) -> None:
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    options = InputOptions(rules="fridge", delay=0.3, rest=0.0, time_control="abs:5m")
+    demo = demo_input(options)
+
+    def count(kind: str) -> int:
+        return sum(1 for e in table.journal.events() if e.type == kind)
+
+    with ObservationLoop(table, demo) as loop:
+        assert until(lambda: count("MovePlayed") >= 1)
+        table.control("new_game", rules="beyond-chess", topology="8x8")  # Setup -> Start
+        assert until(lambda: count("ChessTurnPlayed") >= 1, 60.0)
+        assert demo.spec == "demo" and table.state.discrepancy is None
+        table.control("new_game", rules="stacked", topology="2x9x9")
+        assert until(lambda: table.state.game_id == 3 and count("MovePlayed") >= 2)
+        assert table.state.started is not None and table.state.started.rules == "stacked"
+    assert loop.error is None

@@ -32,19 +32,28 @@ def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
     (``feed`` overrides ``options.feed``; ``sim`` asks for the simulated sensor grid)."""
     from companion.table.chess_state import is_chess
 
-    if is_chess(options.rules):
-        if feed is not None:
-            raise InputError("the simulated sensor grid plays Go; Beyond Chess has `demo`")
-        return ChessDemoInput(
-            delay=options.delay,
-            rest=options.rest,
-            loop=options.loop,
-            fresh=options.fresh,
-            time_control=options.time_control or "fischer:5m+5s",
-        )
+    if is_chess(options.rules) and feed is not None:
+        raise InputError("the simulated sensor grid plays Go; Beyond Chess has `demo`")
+    return TableDemo(options, feed=feed)
+
+
+def _chess_demo(options: InputOptions) -> ChessDemoInput:
+    return ChessDemoInput(
+        delay=options.delay,
+        rest=options.rest,
+        loop=options.loop,
+        fresh=options.fresh,
+        time_control=options.time_control or "fischer:5m+5s",
+    )
+
+
+def _go_demo(options: InputOptions, feed: str | None) -> GoDemoInput:
+    """The Go part of a demo (Chinese rules on the demo's 13x13 board when the options name
+    Beyond Chess: the page's new Go games choose their own)."""
+    chess = _is_chess(options.rules)
     return GoDemoInput(
-        rules=options.rules,
-        board=options.board,
+        rules="chinese" if chess else options.rules,
+        board=None if chess else options.board,
         delay=options.delay,
         rest=options.rest,
         loop=options.loop,
@@ -208,9 +217,12 @@ class GoDemoInput(DemoInput):
             record = demo_record(started.rules, started.topology, players=game.players)
         except (CompanionError, ValueError):
             return False  # a board or rules the demo cannot play: the game waits for hands
-        self.record = record
-        self.board = record.board
-        return self.is_demo_game(table)
+        before = self.record, self.board
+        self.record, self.board = record, record.board
+        if self.is_demo_game(table):
+            return True
+        self.record, self.board = before  # a stone was entered by hand meanwhile
+        return False
 
     def new_game(self, table: Any) -> None:
         table.start_game(
@@ -382,3 +394,71 @@ class ChessDemoInput(DemoInput):
                 yield from self.show(feed, position.look_after(turn), seconds=self.delay)
             if len(live.move_stack) == before or table.state.game is not live:
                 return  # the table did not take it (or someone changed the game): leave it
+
+
+class TableDemo(DemoInput):
+    """The demo of whichever kind of game the table holds: it starts with the demo of the
+    options' rules, and a new game started on the page, Go or Beyond Chess, gets the demo of
+    its own kind, rules and board (``serve --demo`` and ``--source demo`` use it)."""
+
+    def __init__(self, options: InputOptions, *, feed: str | None = None) -> None:
+        from companion.table.chess_state import is_chess
+
+        self._options = options
+        self._feed = feed
+        self._go: GoDemoInput | None = None
+        self._chess: ChessDemoInput | None = None
+        self.part: DemoInput = self._part(chess=is_chess(options.rules))
+        super().__init__(
+            self.part.spec,
+            board=self.part.board or "",
+            delay=options.delay,
+            rest=options.rest,
+            loop=options.loop,
+            fresh=options.fresh,
+            time_control=options.time_control,
+        )
+
+    def __repr__(self) -> str:
+        return f"<TableDemo {self.part!r}>"
+
+    def _part(self, *, chess: bool) -> DemoInput:
+        if chess:
+            if self._chess is None:
+                self._chess = _chess_demo(self._options)
+            return self._chess
+        if self._go is None:
+            self._go = _go_demo(self._options, self._feed)
+        return self._go
+
+    def _switch(self, part: DemoInput) -> None:
+        self.part = part
+        self.spec, self.board = part.spec, part.board
+
+    def is_demo_game(self, table: Any) -> bool:
+        return self.part.is_demo_game(table)
+
+    def new_game(self, table: Any) -> None:
+        self.part.new_game(table)
+
+    def adopt(self, table: Any) -> bool:
+        """The part for the kind of the table's game takes it on when it can."""
+        started = table.state.started
+        if started is None:
+            return False
+        part = self._part(chess=_is_chess(started.rules))
+        if part.is_demo_game(table) or part.adopt(table):
+            self._switch(part)
+            return True
+        return False
+
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        yield from self.part.play_out(feed)
+        self.note = self.part.note
+        self._halt = self._halt or self.part._halt
+
+
+def _is_chess(rules: str) -> bool:
+    from companion.table.chess_state import is_chess
+
+    return is_chess(rules)
