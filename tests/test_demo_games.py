@@ -22,7 +22,7 @@ from companion.demo.playouts import (
 from companion.errors import InputError, RecordError
 from companion.journal import Journal
 from companion.runtime import ObservationLoop
-from companion.runtime.demo import GoDemoInput, demo_input
+from companion.runtime.demo import GoDemoInput, TableDemo, demo_input
 from companion.runtime.inputs import InputOptions
 from companion.table.session import TableSession
 
@@ -140,3 +140,18 @@ def test_a_new_game_of_the_other_kind_on_the_page_gets_its_demo(tmp_path: Path) 
         assert until(lambda: table.state.game_id == 3 and count("MovePlayed") >= 2)
         assert table.state.started is not None and table.state.started.rules == "stacked"
     assert loop.error is None
+
+
+@pytest.mark.parametrize(
+    ("rules", "board", "players"),
+    [("chinese", "19", 2), ("gobeyond", "torus-9", 3), ("stacked", "2x7x7", 2), ("club", "9", 2)],
+)
+def test_another_board_gets_a_legal_playout_made_for_it(
+    rules: str, board: str, players: int
+) -> None:
+    demo = demo_input(InputOptions(rules=rules, board=board))
+    assert isinstance(demo, TableDemo) and isinstance(demo.part, GoDemoInput)
+    record = demo.part.record
+    assert (record.rules, record.board, record.players) == (rules, board, players)
+    game = record.replay()
+    assert game.over and len(record.moves) >= 10
