@@ -102,7 +102,7 @@ def test_each_preset_demo_plays_through_the_loop_into_the_journal(
     moves = lambda: sum(1 for e in table.journal.events() if e.type == "MovePlayed")  # noqa: E731
     with ObservationLoop(table, demo) as loop:
         assert until(lambda: moves() >= 3)
-    assert loop.error is None
+    assert loop.error is None and loop.done  # and it stopped when asked
     started = table.state.started
     assert started is not None and started.rules == rules
     assert started.topology == preset_board(rules)

@@ -128,6 +128,8 @@ class DemoInput(Input):
         demo's board, started on the page); let a game entered by hand be played to its end;
         then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
         table = feed.table
+        if not feed.wait(0):
+            return False  # stopping: not another round of the same game
         while not self.is_demo_game(table) and table.state.phase != "over":
             if self.adopt(table):
                 return True
