@@ -1,8 +1,9 @@
-"""The demo games' material: the bundled Go record and the generators that play it.
+"""The demo games' material: the recorded Go games and the generators that play them.
 
-``companion serve --demo`` (or no camera) plays it so a new user sees a live game at once; the
+``companion serve --demo`` (or no camera) plays one so a new user sees a live game at once; the
 feeding itself is the observation loop's (:mod:`companion.runtime.demo`). The bundled
-``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and ``scripts/make_demo_game.py``).
+``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and ``scripts/make_demo_game.py``);
+the other presets' games are playouts (:mod:`companion.demo.playouts`).
 
 Two generators, chosen by the demo's ``feed``:
 
