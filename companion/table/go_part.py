@@ -5,6 +5,11 @@ through this part. The tracker's intents (:meth:`GoPart.apply`) and the page's G
 become events through the core's one write path (:meth:`TableSession.accept
 <companion.table.session.TableSession.accept>`).
 
+Pause stops play: a move or pass the tracker reports while the clocks are paused is held, not
+recorded, and the page says "the clocks are paused: resume to record it". Resuming records it
+(the clock charges the mover nothing for the pause), unless the game no longer takes it (an
+undo or another move came first).
+
 Cleanup starts from the estimate's suggestion (``suggest``): worked out on a background
 thread, journaled as :class:`~companion.events.CleanupSuggested` only while no player has
 marked or agreed, never scored until every player agrees.
@@ -54,6 +59,8 @@ class GoPart(GamePart):
         super().__init__(table)
         self._suggester: threading.Thread | None = None
         self._suggesting_for: tuple[int, int, int] | None = None
+        #: A move or pass seen while the clocks were paused: held, never recorded silently.
+        self.held: it.PlayIntent | it.PassIntent | None = None
 
     @property
     def state(self) -> TableState:
@@ -150,6 +157,21 @@ class GoPart(GamePart):
             trial.undo()
         return trial.to_move
 
+    def reset(self) -> None:
+        self.held = None
+
+    def unpaused(self) -> list[ev.Event]:
+        """The clocks run again: the held move is recorded now, if the game still takes it
+        (the tracker does not report a board it has judged already)."""
+        held, self.held = self.held, None
+        if held is None:
+            return []
+        try:
+            return self.apply(held)
+        except IllegalMove as exc:
+            log.info("the move held during the pause was not recorded: %s", exc)
+            return []
+
     def resumed(self) -> None:
         if self.state.phase == "cleanup":
             self._suggest_soon()  # the table went down before the suggestion was stored
@@ -175,6 +197,10 @@ class GoPart(GamePart):
             table.tick()
             game = self.game()
             clock = table.clock
+            if isinstance(intent, it.PlayIntent | it.PassIntent) and self.state.paused:
+                self.held = intent  # shown until resumed (see held_alert)
+                table.publish_state()
+                return []
             if isinstance(intent, it.PlayIntent):
                 stored = table.accept(
                     ev.MovePlayed(player=intent.player, spot=intent.spot),
@@ -333,6 +359,8 @@ class GoPart(GamePart):
     # ------------------------------------------------------------------ the page
     def live_view(self, out: dict[str, Any], *, full: bool) -> None:
         state, game = self.state, self.game()
+        if self.held is not None and state.paused:
+            out["alerts"] = [HELD_ALERT, *out.get("alerts", [])]
         if full and state.started is not None:
             out["topology"] = board_drawing(game, state.started.topology)
         s = state.suggested
@@ -356,6 +384,10 @@ class GoPart(GamePart):
             and thread is not None
             and thread.is_alive()
         )
+
+
+#: What the page says about a move seen while the clocks are paused.
+HELD_ALERT = "the clocks are paused: resume to record it"
 
 
 def _go(table: TableSession) -> GoPart:
