@@ -43,6 +43,10 @@ unread spot could hide one of the moves, and its order is not guessed.
 ``RemoveStones`` until they are seen gone, and no further move is accepted until they are (the
 page says which). Once taken off, a spot is free again.
 
+**Undone stones.** When the session takes moves back (the page's Undo), their stones still
+on the board are asked to be taken off (``RemoveStones``, "was taken back") like captured
+stones, and are not read again as new moves; once seen gone the spot is free again.
+
 **Undo.** A board that matches (on its known spots) the position before one of the last
 ``undo_depth`` moves, and is not a legal continuation, is offered as ``UndoIntent(count)``. So is
 the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
@@ -180,6 +184,10 @@ class Tracker:
         # Stones captured by the moves that led to game state ``_captured_key``, not yet seen gone.
         self._captured: dict[int, int] = {}
         self._captured_key: tuple[int, Move | None] | None = None
+        # Stones of moves taken back (undone) still to be taken off the board (spot -> colour),
+        # and the game last seen (moves, hash, board), to notice an undo.
+        self._taken_back: dict[int, int] = {}
+        self._last_game: tuple[int, int, tuple[int, ...]] | None = None
         self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ public
@@ -200,6 +208,7 @@ class Tracker:
                 f"observation has {len(observation)} spots but the board has {len(game.topology)}"
             )
         now = observation.timestamp if now is None else now
+        self._note_undo(game)
         tokens = observation.states
         if self.min_confidence > 0:
             floor = self.min_confidence
@@ -298,16 +307,33 @@ class Tracker:
             return self._offer_undo(count)
         return self._hold(self._explain(game, seen, left_on, readings))
 
+    def _note_undo(self, game: GoGame) -> None:
+        """Remember the stones of moves the session took back: still on the board, they are
+        to be taken off, not read again as new moves."""
+        n, board = len(game.moves), game.board
+        last = self._last_game
+        if last is not None and n < last[0]:
+            for spot, colour in enumerate(last[2]):
+                if colour != EMPTY and board[spot] == EMPTY:
+                    self._taken_back[spot] = colour
+        if last is None or last[:2] != (n, game.hash):
+            self._last_game = (n, game.hash, tuple(board))
+
     def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
-        """Stones captured by the last accepted move(s) and not yet seen gone (spot -> colour)."""
+        """Stones captured by the last accepted move(s), or taken back by an undo, and not yet
+        seen gone (spot -> colour)."""
         key = _state_key(game)
         if key != self._captured_key:
             self._captured_key = key
             self._captured = _last_captures(game)
+        board = game.board
+        for spot, colour in list(self._taken_back.items()):
+            if board[spot] != EMPTY or (seen[spot] is not None and seen[spot] != colour):
+                del self._taken_back[spot]
         for spot, colour in list(self._captured.items()):
             if seen[spot] is not None and seen[spot] != colour:
                 del self._captured[spot]  # seen gone (or replaced): the spot is free again
-        return self._captured
+        return {**self._captured, **self._taken_back}
 
     def _readings(self, game: GoGame, seen: Sequence[int | None]) -> list[_Reading]:
         """Every consistent order of the new stones (see the module docstring)."""
@@ -619,13 +645,14 @@ class Tracker:
         if spots == self._pending and self._held is None and self._undo_offered is None:
             return []
         self._held, self._pending, self._undo_offered = None, spots, None
-        colours = {self._captured[s] for s in spots if s in self._captured}
-        what = _colour_word(game, colours)
+        left = {**self._captured, **self._taken_back}
+        what = _colour_word(game, {left[s] for s in spots if s in left})
         verb = "was" if len(spots) == 1 else "were"
+        how = "taken back" if all(s in self._taken_back for s in spots) else "captured"
         return [
             RemoveStones(
                 spots,
-                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} captured: "
+                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} {how}: "
                 f"take {'it' if len(spots) == 1 else 'them'} off",
             )
         ]
