@@ -242,6 +242,15 @@ class CleanupCancelled(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlayResumed(Event):
+    """Play on after the passes (club rules, point 11: the players disagree about the dead
+    stones and "restart the game and play on"): every pass and prisoner stays, and the player
+    after the last passer moves."""
+
+    clock: Snapshot | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class PlayerAgreed(Event):
     player: int
 

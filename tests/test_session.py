@@ -366,3 +366,49 @@ def test_a_move_seen_while_paused_is_held_until_resume(table: TableSession) -> N
     assert table.state.game.moves[-1].spot == spot(table, "D4")
     assert "the clocks are paused: resume to record it" not in table.alerts()
     assert table.clock is not None and table.clock.state(0).main == pytest.approx(580.0)
+
+
+def test_club_play_on_keeps_passes_and_prisoners_and_gives_the_move_on(
+    table: TableSession,
+) -> None:
+    """Club rules, point 11: the players disagree about the dead stones, so they "restart the
+    game and play on"; each pass gave the other player a prisoner, and those stay.
+
+        9 . . . . . . . . .     Black E5, White C3; Black passes, White passes:
+        ...                     cleanup. "Play on": Black (after White's pass) moves,
+        5 . . . . X . . . .     the prisoners stay 1 and 1, the passes stay in the game,
+        ...                     the clock runs for Black again (at t=100 + 30 s).
+        3 . . O . . . . . .
+    """
+    clock = table._now
+    assert isinstance(clock, Clock)
+    table.start_game("club", "9", time_control="abs:10m")
+    play(table, "E5", "C3")
+    table.apply(it.PassIntent(0))
+    table.apply(it.PassIntent(1))
+    assert table.state.phase == "cleanup"
+    game = table.state.game
+    assert game is not None and game.pass_prisoners == [1, 1]
+    clock.t += 100  # the dispute: nobody's clock runs
+    stored = table.control("play_on")
+    assert [e.type for e in stored] == ["PlayResumed"]
+    assert table.state.phase == "play" and game.to_move == 0
+    assert [m.kind for m in game.moves] == ["play", "play", "pass", "pass"]
+    assert game.pass_prisoners == [1, 1]
+    clock.t += 30
+    play(table, "G7")
+    assert table.clock is not None and table.clock.state(0).main == pytest.approx(570.0)
+    # Undo takes back G7 (a turn), not the resumption; a second Undo takes back White's pass.
+    table.control("undo")
+    table.control("undo")
+    assert [m.kind for m in game.moves] == ["play", "play", "pass"]
+    assert game.to_move == 1 and not game.over
+    # Passing out again goes back to cleanup; a resumed table agrees with the live one.
+    table.apply(it.PassIntent(1))
+    assert table.state.phase == "cleanup"
+    again = TableSession.resume(table.journal, clock=clock, suggest=False)
+    assert again.state.game is not None and again.state.game.moves == game.moves
+    assert again.state.phase == "cleanup"
+    table.control("play_on")
+    with pytest.raises(IllegalMove):  # nothing to play on from in a game going on
+        table.control("play_on")

@@ -30,7 +30,7 @@ from companion.games.timecontrol import FlagPolicy
 from companion.table import estimates
 from companion.table import intents as it
 from companion.table.part import GamePart, Handler
-from companion.table.state import TableState
+from companion.table.state import TableState, undo_move
 from companion.table.views import board_drawing
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Events that change the game itself: tried on a copy of it (others share the game).
-_CHANGES_GAME = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned, ev.Undone)
+_CHANGES_GAME = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned, ev.Undone, ev.PlayResumed)
 
 
 def _names(game_spot_name: Callable[[int], str], spots: Iterable[int]) -> str:
@@ -154,7 +154,7 @@ class GoPart(GamePart):
             raise IllegalMove("not allowed", "there is no move to take back")
         trial = game.copy()
         for _ in range(count):
-            trial.undo()
+            undo_move(trial)
         return trial.to_move
 
     def reset(self) -> None:
@@ -259,6 +259,16 @@ class GoPart(GamePart):
         if clock is not None and not self.game().over:
             out.append(table.accept(ev.ClockResumed(), clock_change=clock.resume))
         return out
+
+    def play_on(self) -> list[ev.Event]:
+        """Club rules, point 11: the players disagree about the dead stones and play on. Not
+        Undo: every pass and prisoner stays, the player after the last passer moves, and the
+        clock runs again."""
+        table, clock = self.table, self.table.clock
+        resume = None
+        if clock is not None and not self.state.paused:
+            resume = clock.resume
+        return [table.accept(ev.PlayResumed(), clock_change=resume)]
 
     def mark(self, spot: int, mark: str | None) -> ev.Event:
         """Tap semantics: a stone toggles its whole chain dead; an empty spot toggles
@@ -411,6 +421,7 @@ CONTROLS: dict[str, Handler] = {
     "pass": _pass,
     "cleanup": lambda table, params: _go(table).start_cleanup(),
     "cancel_cleanup": lambda table, params: _go(table).cancel_cleanup(),
+    "play_on": lambda table, params: _go(table).play_on(),
     "mark": _mark,
     "agree": lambda table, params: _go(table).agree(int(params["player"])),
 }

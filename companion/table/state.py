@@ -25,6 +25,14 @@ from companion.table.foldbase import EventFold
 PHASES = ("play", "cleanup", "over")
 
 
+def undo_move(game: GoGame) -> None:
+    """Take back the last move, with any "play on" resumption after it (an undo takes back
+    turns: a resumption is not one, and the handicap setup is never taken back)."""
+    while game.steps and game.steps[-1].resume:
+        game.undo()
+    game.undo()
+
+
 @dataclass
 class TableState(EventFold):
     """Everything the page shows, rebuilt from events (see the module docstring)."""
@@ -125,7 +133,7 @@ class TableState(EventFold):
         if e.count < 1 or e.count > len(game.moves):
             raise IllegalMove("not allowed", "there is no move to take back")
         for _ in range(e.count):
-            game.undo()
+            undo_move(game)
             if self.points_history:
                 self.points_history.pop()
         self.phase = "over" if game.over and game.result is not None else "play"
@@ -135,6 +143,20 @@ class TableState(EventFold):
         self.removal = None
         self.discrepancy = None
         self.suggested = None
+
+    def _on_PlayResumed(self, e: ev.PlayResumed) -> None:
+        """Play on after the passes (:class:`~companion.events.PlayResumed`): the engine's
+        resumption keeps every pass and prisoner; the marks are dropped."""
+        game = self._need_game()
+        if self.phase not in ("play", "cleanup") or self.ended is not None:
+            raise IllegalMove("not allowed", "play on is for a game that ended by passes")
+        game.resume()  # IllegalMove unless the game is over by passes
+        self.phase = "play"
+        self.dead.clear()
+        self.no_mans_land.clear()
+        self.agreed.clear()
+        self.suggested = None
+        self.players_marked = False
 
     def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
         self._play_phase()
