@@ -109,6 +109,14 @@ class GameEnded(Event):
     clock: Snapshot | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class HandicapPlaced(Event):
+    """A free-placement handicap's black stones, seen on the board before the first move
+    (:mod:`companion.table.handicap`): one setup step; White moves next."""
+
+    spots: tuple[int, ...]
+
+
 # --- moves ------------------------------------------------------------------------------------
 
 

@@ -39,7 +39,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Events that change the game itself: tried on a copy of it (others share the game).
-_CHANGES_GAME = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned, ev.Undone, ev.PlayResumed)
+_CHANGES_GAME = (
+    ev.MovePlayed,
+    ev.Passed,
+    ev.Skipped,
+    ev.Resigned,
+    ev.Undone,
+    ev.PlayResumed,
+    ev.HandicapPlaced,
+)
 
 
 def _names(game_spot_name: Callable[[int], str], spots: Iterable[int]) -> str:
@@ -211,6 +219,8 @@ class GoPart(GamePart):
                 return self.pass_(intent.player)
             if isinstance(intent, it.UndoIntent):
                 return [table.undo(intent.count)]
+            if isinstance(intent, it.SetupIntent):
+                return [table.accept(ev.HandicapPlaced(spots=intent.spots))]
             state = self.state
             if isinstance(intent, it.Discrepancy):
                 held = state.discrepancy

@@ -20,6 +20,7 @@ from companion.errors import IllegalMove
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
+from companion.table import handicap
 from companion.table.foldbase import EventFold
 
 PHASES = ("play", "cleanup", "over")
@@ -63,10 +64,30 @@ class TableState(EventFold):
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def build_game(started: ev.GameStarted) -> GoGame:
-        """The engine for a GameStarted (ValueError/MapError for unknown rules or board)."""
-        knobs = dict(started.knobs)
+        """The engine for a GameStarted, a fixed handicap on the board (ValueError/MapError for
+        unknown rules, board or handicap)."""
+        hc, knobs = handicap.take(started.knobs)
         knobs.setdefault("players", len(started.players))
-        return new_game(started.rules, from_spec(started.topology), **knobs)
+        game = new_game(started.rules, from_spec(started.topology), **knobs)
+        if hc is not None:
+            if "komi" not in knobs:
+                knobs["komi"] = handicap.komi(hc, type(game).scoring)
+                game = new_game(started.rules, from_spec(started.topology), **knobs)
+            handicap.set_up(game, hc)
+        return game
+
+    @property
+    def handicap(self) -> handicap.Handicap | None:
+        """The game's handicap setting (None for an even game)."""
+        return None if self.started is None else handicap.take(self.started.knobs)[0]
+
+    @property
+    def handicap_pending(self) -> int:
+        """Black stones a free handicap still waits for (0 once placed, or for none)."""
+        hc, game = self.handicap, self.game
+        if hc is None or game is None or hc.placement != "free":
+            return 0
+        return 0 if game.moves or any(s >= 0 for s in game.board) else hc.stones
 
     def _need_game(self) -> GoGame:
         if self.game is None:
@@ -98,7 +119,20 @@ class TableState(EventFold):
         game = self._need_game()
         if self.phase != "play":
             raise IllegalMove("game over", f"the game is in {self.phase}, not in play")
+        if self.handicap_pending:
+            raise IllegalMove(
+                "not allowed", f"place the {self.handicap_pending} handicap stones first"
+            )
         return game
+
+    def _on_HandicapPlaced(self, e: ev.HandicapPlaced) -> None:
+        game, hc = self._need_game(), self.handicap
+        if hc is None or hc.placement != "free" or not self.handicap_pending:
+            raise IllegalMove("not allowed", "this game takes no handicap stones now")
+        try:
+            handicap.place(game, hc, tuple(e.spots))
+        except ValueError as exc:
+            raise IllegalMove("not allowed", str(exc)) from None
 
     def _after_move(self) -> None:
         game = self._need_game()

@@ -52,6 +52,12 @@ stones, and are not read again as new moves; once seen gone the spot is free aga
 the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
 session has undone, the next update reads the new move.
 
+**Handicap.** Before the first move, black stones are the handicap setup, not moves: with a
+free-placement handicap of N stones pending (``handicap``), N black stones on an empty game are
+offered as ``SetupIntent`` (fewer are noted as "k of N placed"); a game that starts with its
+fixed handicap on the board notes where the stones still missing go. Stones put down one by one
+are fine either way.
+
 **Anything else** is a :class:`~companion.table.intents.Discrepancy` naming the spots in plain
 words, kinds in order of precedence: a captured stone left on, a stone moved, a stone of the
 wrong colour, a stone where the rules forbid it, an ambiguous group, extra stones, a stone
@@ -60,7 +66,7 @@ missing.
 **Limits.** The order of moves seen at once cannot be known, only whether it matters. A misread
 that looks like a legal move of the right colour and lasts ``still_time`` is accepted; when it
 goes, the board is an earlier position and an undo is offered (never taken by the tracker).
-Stones on the board before the first move (handicap) are read as moves, not as a setup. Orders
+Orders
 reaching the same position are searched once, so superko differences between their histories
 are not told apart.
 """
@@ -84,6 +90,7 @@ from companion.table.intents import (
     PassIntent,
     PlayIntent,
     RemoveStones,
+    SetupIntent,
     TrackerStatus,
     UndoIntent,
 )
@@ -146,7 +153,9 @@ class Tracker:
     - ``undo_depth``: how many moves back a board is recognised as an earlier position;
     - ``unreadable_time``: seconds an unstable but unchanging view may last before it is
       reported as an "unreadable" discrepancy;
-    - ``min_confidence``: tokens read with less confidence count as unknown.
+    - ``min_confidence``: tokens read with less confidence count as unknown;
+    - ``handicap``: the black stones a free-placement handicap still waits for (a number, or
+      a callable reading it from the session, e.g. ``TableState.handicap_pending``).
 
     Raises ValueError for a negative time, count or confidence.
     """
@@ -162,6 +171,7 @@ class Tracker:
         undo_depth: int = 8,
         unreadable_time: float = 10.0,
         min_confidence: float = 0.0,
+        handicap: int | Callable[[], int] = 0,
     ) -> None:
         if min(still_time, max_unknown, undo_depth, unreadable_time, min_confidence) < 0:
             raise ValueError("times, counts and confidences cannot be negative")
@@ -175,6 +185,7 @@ class Tracker:
         self.undo_depth = undo_depth
         self.unreadable_time = unreadable_time
         self.min_confidence = min_confidence
+        self._handicap = handicap
         self._gate: Stillness[tuple[str, ...]] = Stillness(still_time=still_time)
         self._stable = False
         self._evaluated: tuple[object, ...] | None = None
@@ -283,6 +294,9 @@ class Tracker:
     def _judge(self, game: GoGame, tokens: tuple[str, ...]) -> list[Intent]:
         seen = [_OWNER.get(t) for t in tokens]  # None = unknown
         board = game.board
+        setup = self._setting_up(game, seen)
+        if setup is not None:
+            return setup
         captured = self._captured_stones(game, seen)
         left_on = tuple(s for s, c in captured.items() if seen[s] in (c, None))
         other = [
@@ -318,6 +332,37 @@ class Tracker:
                     self._taken_back[spot] = colour
         if last is None or last[:2] != (n, game.hash):
             self._last_game = (n, game.hash, tuple(board))
+
+    def _setting_up(self, game: GoGame, seen: Sequence[int | None]) -> list[Intent] | None:
+        """Before the first move, black stones being put on the board as a handicap: a free
+        handicap's stones once all are down (``SetupIntent``); while some are missing, a note
+        of how many are down (free) or where the rest go (fixed). None: not setting up."""
+        if game.moves or game.players != 2 or WHITE in seen:
+            return None
+        handicap = self._handicap if isinstance(self._handicap, int) else self._handicap()
+        board = game.board
+        black = tuple(s for s, o in enumerate(seen) if o == BLACK)
+        if handicap and not any(c != EMPTY for c in board):
+            if len(black) < handicap:
+                note = f"handicap: {len(black)} of {handicap} black stones placed"
+                return self._hold(Discrepancy("setup", black, note)) if black else []
+            if len(black) == handicap and None not in seen:
+                self._held = None
+                return [SetupIntent(black)]
+            return None
+        setup = {s for s, c in enumerate(board) if c == BLACK}
+        if not setup or any(c == WHITE for c in board) or not set(black) < setup:
+            return None
+        missing = tuple(sorted(s for s in setup - set(black) if seen[s] is not None))
+        if not missing:
+            return None
+        return self._hold(
+            Discrepancy(
+                "setup",
+                missing,
+                f"handicap: place the black stone{_plural(missing)} at {spots_text(game, missing)}",
+            )
+        )
 
     def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
         """Stones captured by the last accepted move(s), or taken back by an undo, and not yet
