@@ -78,3 +78,55 @@ def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
     demo2.play_out()  # through the simulated sensors and the tracker, from move 11
     assert again.state.game_id == 1 and again.state.scored is not None
     assert again.state.scored.result == "W+2.5"
+
+
+def _serve_without_camera(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[str, Path]:
+    """Run ``serve`` with no camera found, stopping where it would listen."""
+    import waitress.server
+
+    import companion.commands.serve as serve_module
+
+    def no_server(*a: object, **k: object) -> None:
+        raise OSError(98, "stopped here by the test")
+
+    monkeypatch.setattr(serve_module, "find_camera", lambda: None)
+    monkeypatch.setattr(waitress.server, "create_server", no_server)
+    path = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(serve, [*args, "--journal", str(path), "--port", "0"])
+    assert "Traceback" not in result.output
+    return result.output, path
+
+
+def test_serve_with_rules_and_board_but_no_camera_serves_that_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: ``serve --rules stacked --board 2x9x9`` with no camera played the 13x13
+    Chinese demo; the options asked for are now the game served."""
+    output, path = _serve_without_camera(
+        tmp_path, monkeypatch, "--rules", "stacked", "--board", "2x9x9"
+    )
+    assert "no demo for these settings: serving stacked on 2x9x9" in output
+    with Journal(path) as journal:
+        started = journal.events()[0]
+    assert (started.rules, started.topology) == ("stacked", "2x9x9")  # type: ignore[attr-defined]
+
+
+def test_serve_handicap_and_boards_the_rules_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output, path = _serve_without_camera(
+        tmp_path, monkeypatch, "--rules", "japanese", "--board", "19", "--handicap", "5"
+    )
+    with Journal(path) as journal:
+        started = journal.events()[0]
+    assert started.knobs == {"handicap": 5}  # type: ignore[attr-defined]
+    output, _ = _serve_without_camera(
+        tmp_path / "b", monkeypatch, "--rules", "fridgego", "--board", "19"
+    )
+    assert "cannot start the game: FridgeGo is played on 9x9, not 19x19" in output
+    output, _ = _serve_without_camera(
+        tmp_path / "c", monkeypatch, "--rules", "stacked", "--board", "9"
+    )
+    assert "2.5D Go is played on 2x9x9, not 9x9" in output

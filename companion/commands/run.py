@@ -178,6 +178,12 @@ def _print_record(journal: Any, game_id: int) -> None:
 )
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
 @click.option(
+    "--handicap",
+    type=click.IntRange(2, 9),
+    default=None,
+    help="Handicap stones (2-9) on the star points; White moves first.",
+)
+@click.option(
     "--on-flag",
     type=click.Choice(FLAG_POLICIES),
     default=None,
@@ -236,6 +242,7 @@ def command(
     rules: str,
     board: str | None,
     time_control: str | None,
+    handicap: int | None,
     on_flag: str | None,
     journal_option: Path | None,
     profile_path: str | None,
@@ -285,6 +292,7 @@ def command(
         "rules": rules,
         "board": board,
         "time_control": time_control,
+        "handicap": handicap,
         "on_flag": on_flag,
         "journal_option": journal_option,
         "profile_path": profile_path,
@@ -362,6 +370,7 @@ def _run(stack: ExitStack, o: dict[str, Any]) -> None:
             table.start_game(
                 o["rules"],
                 wanted,
+                knobs={"handicap": o["handicap"]} if o.get("handicap") else None,
                 time_control=o["time_control"],
                 flag_policy=o["on_flag"],
             )

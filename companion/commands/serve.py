@@ -104,6 +104,14 @@ class Ticker:
                 sd_notify("WATCHDOG=1")
 
 
+def _chosen(*names: str) -> bool:
+    """Whether any of these options was given on the command line (not left at its default)."""
+    ctx = click.get_current_context()
+    return any(
+        ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT) for n in names
+    )
+
+
 @click.command()
 @click.option(
     "--source",
@@ -142,6 +150,12 @@ class Ticker:
 )
 @click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
 @click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
+@click.option(
+    "--handicap",
+    type=click.IntRange(2, 9),
+    default=None,
+    help="Handicap stones (2-9) on the star points; White moves first.",
+)
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
 @click.option(
     "--threads",
@@ -201,6 +215,7 @@ def command(
     rules: str,
     board: str,
     time_control: str | None,
+    handicap: int | None,
     pin: str | None,
     threads: int,
     demo_delay: float,
@@ -237,6 +252,12 @@ def command(
             click.echo("no camera found: serving the demo game (use --source to pick one)")
             use_demo = True
     quad = parse_corners(corners)
+    knobs = {"handicap": handicap} if handicap else {}
+    chosen = _chosen("rules", "board", "handicap") and not is_chess(rules)
+    if use_demo and not demo and source != "sim" and chosen:
+        # The demo replays its own 13x13 game: a board or rules asked for are served instead.
+        click.echo(f"companion: no demo for these settings: serving {rules} on {board}")
+        use_demo = False
 
     feeder: DemoTable | ChessDemo | None = None
     camera: CameraTable | None = None
@@ -248,15 +269,16 @@ def command(
                 feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
             feeder.start()
         else:
-            if table.state.game is None or table.state.phase == "over":
-                table.start_game(rules, board, time_control=time_control)
+            if table.state.game is None or table.state.phase == "over" or camera_spec is None:
+                table.start_game(rules, board, knobs=knobs, time_control=time_control)
             started = table.state.started
-            assert camera_spec is not None and started is not None
-            camera = CameraTable(
-                table, camera_spec, board=started.topology, profile=profile_path, corners=quad
-            )
-            camera.start()
-            click.echo(f"companion: reading the board from {camera_spec}")
+            assert started is not None
+            if camera_spec is not None:
+                camera = CameraTable(
+                    table, camera_spec, board=started.topology, profile=profile_path, corners=quad
+                )
+                camera.start()
+                click.echo(f"companion: reading the board from {camera_spec}")
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None
 

@@ -32,6 +32,7 @@ from companion.games.go import GoGame
 from companion.games.rules import find_rules, new_game
 from companion.games.topology import Topology, grid
 from companion.observation import UNKNOWN, Observation
+from companion.table import handicap
 from companion.table.intents import (
     BoardMatches,
     Discrepancy,
@@ -209,6 +210,12 @@ def _say(intent: Intent, game: GoGame) -> str | None:
 )
 @click.option("--rules", default="chinese", show_default=True, help="Rule set (see rules.py).")
 @click.option(
+    "--handicap",
+    type=click.IntRange(2, 9),
+    default=None,
+    help="Handicap stones (2-9) on the star points; White moves first.",
+)
+@click.option(
     "--still-time", default=0.2, show_default=True, help="Seconds a view must stay the same."
 )
 @click.option("--fps", default=30.0, show_default=True, help="Frame rate of a video: source.")
@@ -224,6 +231,7 @@ def command(
     corners: str | None,
     profile_path: str | None,
     rules: str,
+    handicap: int | None,
     still_time: float,
     fps: float,
     infer_passes: bool,
@@ -253,7 +261,9 @@ def command(
             views, topo_of = _frame_views(
                 source, size=size, corners=quad, profile_path=profile_path, fps=fps, warn=warn
             )
-        game, tracker = _follow(views, topo_of, rules, still_time, infer_passes, warn)
+        game, tracker = _follow(
+            views, topo_of, rules, still_time, infer_passes, warn, handicap=handicap
+        )
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
     except ValueError as exc:  # unknown rules and the like
@@ -271,6 +281,18 @@ def command(
     _print_record(game)
 
 
+def _new_game(rules: str, topology: Topology, stones: int | None) -> GoGame:
+    """The game followed: with a handicap, its stones on the star points and White to move
+    (:mod:`companion.table.handicap`; ValueError for a board without star points)."""
+    if not stones:
+        return new_game(rules, topology)
+    hc = handicap.Handicap(stones)
+    game = new_game(rules, topology)
+    game = new_game(rules, topology, komi=handicap.komi(hc, type(game).scoring))
+    handicap.set_up(game, hc)
+    return game
+
+
 def _follow(
     views: Iterator[View],
     topo_of: Callable[[], Topology | None],
@@ -278,6 +300,8 @@ def _follow(
     still_time: float,
     infer_passes: bool,
     warn: Callable[[str], None],
+    *,
+    handicap: int | None = None,
 ) -> tuple[GoGame | None, Tracker | None]:
     game: GoGame | None = None
     tracker: Tracker | None = None
@@ -288,7 +312,7 @@ def _follow(
                 topology = topo_of()
                 if topology is None or obs is None:
                     continue
-                game = new_game(rules, topology)
+                game = _new_game(rules, topology, handicap)
                 tracker = Tracker(game, still_time=still_time, infer_passes=infer_passes)
             assert tracker is not None
             if obs is None:  # unreadable: a view of unknowns, which is never still enough to use

@@ -189,7 +189,12 @@ class CameraTable:
         """Process frames until they end or :meth:`stop` (used by the thread and by tests)."""
         from companion.table.tracker import Tracker
 
-        tracker = Tracker(self._live, still_time=self.still_time, max_unknown=0.05)
+        tracker = Tracker(
+            self._live,
+            still_time=self.still_time,
+            max_unknown=0.05,
+            handicap=lambda: self.table.go_state().handicap_pending,
+        )
         for frame in frames:
             if self._stop.is_set():
                 return

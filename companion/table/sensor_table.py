@@ -77,7 +77,12 @@ class SensorTable:
 
     def run(self, scans: int | None = None) -> None:
         """Scan until :meth:`stop` (or ``scans`` scans, for tests), paced at ``rate``."""
-        tracker = Tracker(self._live, still_time=self.still_time, max_unknown=self.max_unknown)
+        tracker = Tracker(
+            self._live,
+            still_time=self.still_time,
+            max_unknown=self.max_unknown,
+            handicap=lambda: self.table.go_state().handicap_pending,
+        )
         period = 1.0 / self.rate
         due = self._clock()
         done = 0

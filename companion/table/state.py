@@ -26,6 +26,28 @@ from companion.table.foldbase import EventFold
 PHASES = ("play", "cleanup", "over")
 
 
+#: The boards a rule set is played on at the table, where its sheet names one (layers, rows,
+#: columns): FridgeGo's 40 pieces a side are for its 9x9 set; 2.5D Go is two 9x9 layers.
+#: Checked here, when any game is built, so no command or page can start one elsewhere.
+BOARDS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "fridge": ((1, 9, 9),),
+    "stacked": ((2, 9, 9),),
+}
+
+
+def check_board(game: GoGame) -> None:
+    """ValueError, in plain words, for a rule set on a board its sheet does not play on."""
+    allowed = BOARDS.get(type(game).name)
+    shape = game.topology.shape
+    if allowed is None or shape in allowed:
+        return
+    words = ", ".join(f"{r}x{c}" if n == 1 else f"{n}x{r}x{c}" for n, r, c in allowed)
+    have = game.topology.signature if shape is None else "x".join(map(str, shape[1:]))
+    if shape is not None and shape[0] != 1:
+        have = "x".join(map(str, shape))
+    raise ValueError(f"{type(game).description.split(':')[0]} is played on {words}, not {have}")
+
+
 def undo_move(game: GoGame) -> None:
     """Take back the last move, with any "play on" resumption after it (an undo takes back
     turns: a resumption is not one, and the handicap setup is never taken back)."""
@@ -69,6 +91,7 @@ class TableState(EventFold):
         hc, knobs = handicap.take(started.knobs)
         knobs.setdefault("players", len(started.players))
         game = new_game(started.rules, from_spec(started.topology), **knobs)
+        check_board(game)
         if hc is not None:
             if "komi" not in knobs:
                 knobs["komi"] = handicap.komi(hc, type(game).scoring)
