@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.games.go import BLACK, GoGame
+from companion.games.rules import new_game as new_rules_game
 from companion.games.scoring import Scoring
+from companion.games.topology import Topology
 
 #: Star point lines (low, middle, high; 1-based) by board size.
 STAR_LINES = {9: (3, 5, 7), 13: (4, 7, 10), 19: (4, 10, 16)}
@@ -128,3 +130,15 @@ def place(game: GoGame, handicap: Handicap, spots: tuple[int, ...]) -> None:
     if not all(0 <= s < len(game.board) for s in spots):
         raise ValueError("a handicap stone off the board")
     game.setup(dict.fromkeys(spots, BLACK), to_move=1)
+
+
+def new_game(rules: str, topology: Topology, stones: int | None) -> GoGame:
+    """A game of ``rules`` on ``topology`` with ``stones`` fixed handicap stones (none for
+    None): for the tracker alone (``companion track``), with no table around it."""
+    game = new_rules_game(rules, topology)
+    if not stones:
+        return game
+    hc = Handicap(stones)
+    game = new_rules_game(rules, topology, komi=komi(hc, type(game).scoring))
+    set_up(game, hc)
+    return game
