@@ -412,3 +412,27 @@ def test_club_play_on_keeps_passes_and_prisoners_and_gives_the_move_on(
     table.control("play_on")
     with pytest.raises(IllegalMove):  # nothing to play on from in a game going on
         table.control("play_on")
+
+
+def test_white_resigns_on_blacks_move_and_the_hub_shows_the_same_end(table: TableSession) -> None:
+    """A resignation names who resigns, not always the player to move: after E5 and C3 it is
+    Black's move, and White (player 1) resigns at t=100 + 40 s. The clock stops; the table
+    page and the hub's far view say "B+R" alike."""
+    from companion.table.kinds import state_view
+
+    clock = table._now
+    assert isinstance(clock, Clock)
+    table.start_game("japanese", "9", players=["Ann", "Bob"], time_control="byo:1m+3x30s")
+    play(table, "E5", "C3")
+    clock.t += 40
+    stored = table.control("resign", player=1)
+    assert [e.type for e in stored] == ["Resigned", "GameEnded"]
+    assert table.state.ended is not None and table.state.ended.result == "B+R"
+    near = table.view(full=False)
+    far = state_view(table.state, updated_at=1000.0)
+    for view in (near, far):
+        assert (view["phase"], view["over"], view["result"]) == ("over", True, "B+R")
+        assert view["clock"]["running"] is False
+    clock.t += 600
+    assert table.tick() == [] and table.state.clock_snapshot is not None
+    assert table.clock is not None and table.clock.flagged is None
