@@ -247,3 +247,20 @@ def test_calibration_preview_and_save(camera_client: Any, tmp_path: Path) -> Non
     assert resp.status_code == 200
     saved = json.loads(Path(resp.get_json()["saved"]).read_text())
     assert saved["board"] == "9" and camera.profile is not None
+
+
+def test_the_archive_step_through_shows_the_captures_as_they_stood(
+    client: FlaskClient, table: TableSession
+) -> None:
+    """Issue 13: every frame showed the final count. Black takes the white stone at A9 with
+    A8 (move 3); before it the captures are 0 and 0:
+
+        9 O X . .      9 . X . .
+        8 . . . .  ->  8 X . . .
+    """
+    game = table.state.game
+    assert game is not None
+    for name in ("B9", "A9", "A8"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    frames = client.get("/api/archive/1").get_json()["frames"]
+    assert [f["captures"] for f in frames] == [[0, 0], [0, 0], [0, 0], [1, 0]]
