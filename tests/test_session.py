@@ -436,3 +436,57 @@ def test_white_resigns_on_blacks_move_and_the_hub_shows_the_same_end(table: Tabl
     clock.t += 600
     assert table.tick() == [] and table.state.clock_snapshot is not None
     assert table.clock is not None and table.clock.flagged is None
+
+
+def test_gobeyond_turn_duration_is_run_by_the_table_clock(table: TableSession) -> None:
+    """GoBeyond's agreed turn duration (``turn_seconds`` in its economy) was stored and never
+    enforced. 3 players on a 7x7 board, 20 s a turn: Black plays at t=105; Red thinks 21 s and
+    loses the turn (a skip, not a pass), then White is to move."""
+    clock = table._now
+    assert isinstance(clock, Clock)
+    table.start_game("gobeyond", "7", knobs={"turn_seconds": 20}, players=["A", "B", "C"])
+    assert table.state.started is not None
+    assert table.state.started.time_control == "turn:20s"
+    clock.t += 5
+    play(table, "D4")
+    clock.t += 21
+    stored = table.tick()
+    assert [e.type for e in stored] == ["Skipped"]
+    game = table.state.game
+    assert game is not None and [m.kind for m in game.moves] == ["play", "skip"]
+    assert game.to_move == 2
+
+
+def test_a_voluntary_skip_is_only_for_rules_that_offer_it(table: TableSession) -> None:
+    table.start_game("chinese", "9")
+    with pytest.raises(IllegalMove, match="has no skip"):
+        table.control("skip")
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("companion.games.gobeyond").games.gobeyond.GoBeyond, "voluntary_skip"),
+    reason="the engine's voluntary skip comes with the referee branch",
+)
+def test_gobeyond_offers_a_voluntary_skip(table: TableSession) -> None:
+    table.start_game("gobeyond", "7", players=["A", "B"])
+    play(table, "D4")
+    stored = table.control("skip", player=1)
+    assert [e.type for e in stored] == ["Skipped"]
+    assert table.state.game is not None and table.state.game.to_move == 0
+
+
+def test_resigning_during_cleanup_ends_the_game(table: TableSession) -> None:
+    """The count is disputed after the passes; GoBeyond's sheet names resigning as the remedy
+    (and a club player may always resign). White resigns during cleanup: B+R, on the table
+    and in the journal's game list; a restart agrees."""
+    table.start_game("gobeyond", "7", players=["A", "B"])
+    play(table, "D4", "C3")
+    for player in (0, 1, 0):  # GoBeyond ends on a confirming pass
+        table.control("pass", player=player)
+    assert table.state.phase == "cleanup"
+    stored = table.control("resign", player=1)
+    assert [e.type for e in stored] == ["Resigned", "GameEnded"]
+    assert table.state.ended is not None and table.state.ended.result == "B+R"
+    assert table.journal.games()[0].result == "B+R"
+    again = TableSession.resume(table.journal, clock=table._now, suggest=False)
+    assert again.state.ended is not None and again.state.ended.result == "B+R"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion import events as ev
 from companion.errors import IllegalMove, JournalError
-from companion.games.go import GoGame
+from companion.games.go import LETTERS, GoGame
 from companion.games.timecontrol import FlagPolicy
 from companion.table import estimates
 from companion.table import intents as it
@@ -107,6 +107,10 @@ class GoPart(GamePart):
             players=names,
             time_control=time_control,
         )
+        if time_control is None:
+            seconds = turn_seconds(probe)
+            if seconds is not None:  # GoBeyond's agreed turn duration, run by the table clock
+                started = replace(started, time_control=f"turn:{seconds:g}s")
         policy: FlagPolicy = flag_policy or type(probe).flag_policy  # type: ignore[assignment]
         return started, policy, 0
 
@@ -122,6 +126,7 @@ class GoPart(GamePart):
             dead=set(s.dead),
             no_mans_land=set(s.no_mans_land),
             agreed=set(s.agreed),
+            resigned_in_cleanup=set(s.resigned_in_cleanup),
             suggested=s.suggested,
             players_marked=s.players_marked,
             ended=s.ended,
@@ -143,6 +148,9 @@ class GoPart(GamePart):
         return not self.game().over
 
     def decided(self) -> ev.GameEnded | None:
+        winner = self.state.cleanup_winner()
+        if winner is not None:
+            return ev.GameEnded(result=f"{LETTERS[winner]}+R", winner=winner, method="resignation")
         result = self.game().result
         if result is None:
             return None
@@ -250,6 +258,21 @@ class GoPart(GamePart):
                 return [table.accept(ev.DiscrepancyCleared(detail=intent.detail))]
             raise TypeError(f"not an intent: {intent!r}")
 
+    def skip(self, player: int) -> list[ev.Event]:
+        """A turn given up by choice, where the rules offer it (GoBeyond's step 3: "skip,
+        pass, or resign"): not a pass; the clock goes to the next player."""
+        game = self.game()
+        if not getattr(game, "voluntary_skip", False):
+            raise IllegalMove("not allowed", f"{type(game).description.split(':')[0]} has no skip")
+        if player != game.to_move:
+            raise IllegalMove("not your turn", f"it is {game.player_name(game.to_move)}'s turn")
+        table, clock = self.table, self.table.clock
+        stored = table.accept(
+            ev.Skipped(player=player),
+            clock_change=(lambda now: clock.switch(now, how="skip")) if clock else None,
+        )
+        return [stored, *table.after_turn()]
+
     def pass_(self, player: int) -> list[ev.Event]:
         table, clock = self.table, self.table.clock
         stored = table.accept(
@@ -301,7 +324,7 @@ class GoPart(GamePart):
         table, game = self.table, self.game()
         out = [table.accept(ev.PlayerAgreed(player=player))]
         state = self.state
-        if set(game.active_players) <= state.agreed:
+        if set(game.active_players) - state.resigned_in_cleanup <= state.agreed:
             dead, nml = sorted(state.dead), sorted(state.no_mans_land)
             score = game.score(dead=dead, no_mans_land=nml)
             out.append(
@@ -421,6 +444,18 @@ def _pass(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     return part.pass_(int(params.get("player", part.to_move())))
 
 
+def _skip(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
+    part = _go(table)
+    return part.skip(int(params.get("player", part.to_move())))
+
+
+def turn_seconds(game: GoGame) -> float | None:
+    """The turn duration the game's own settings agree (GoBeyond's economy), else None."""
+    value = getattr(game, "turn_seconds", None)
+    value = value() if callable(value) else value
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
 def _mark(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     mark = params.get("mark")
     return [_go(table).mark(int(params["spot"]), None if mark is None else str(mark))]
@@ -429,6 +464,7 @@ def _mark(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
 #: The controls a Go table adds to the core's (new_game, resign, undo, pause, resume).
 CONTROLS: dict[str, Handler] = {
     "pass": _pass,
+    "skip": _skip,
     "cleanup": lambda table, params: _go(table).start_cleanup(),
     "cancel_cleanup": lambda table, params: _go(table).cancel_cleanup(),
     "play_on": lambda table, params: _go(table).play_on(),

@@ -262,6 +262,8 @@ class TableSession:
                 time_control=control.spec() if control else None,
                 flag_policy=flag_policy,
             )
+            if control is None and started.time_control:  # the game's own (GoBeyond's turns)
+                control = parse_spec(started.time_control)
             if part is not self.part:
                 self.part.close()
                 self.game_kind, self.part = kind, part

@@ -82,6 +82,8 @@ class TableState(EventFold):
     suggested: ev.CleanupSuggested | None = None
     #: A player has marked or agreed in this cleanup: a suggestion may no longer replace marks.
     players_marked: bool = False
+    #: Players who resigned during cleanup (the sheets' remedy when the count is disputed).
+    resigned_in_cleanup: set[int] = field(default_factory=set)
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -180,8 +182,27 @@ class TableState(EventFold):
         self._after_move()
 
     def _on_Resigned(self, e: ev.Resigned) -> None:
+        """In play, the engine's resignation. During cleanup (the game over by passes, the
+        count disputed: GoBeyond's sheet names resigning as the remedy, and a club player may
+        always resign) the engine's game stays as it is and the fold notes who resigned; the
+        table ends the game once one player is left (:meth:`cleanup_winner`)."""
+        if self.phase == "cleanup":
+            game = self._need_game()
+            if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
+                raise IllegalMove("not allowed", f"player {e.player} cannot resign now")
+            self.resigned_in_cleanup.add(e.player)
+            self.agreed.discard(e.player)
+            return
         self._play_phase().resign(e.player)
         self._after_move()
+
+    def cleanup_winner(self) -> int | None:
+        """The one player left after resignations during cleanup (None while more are)."""
+        game = self.game
+        if game is None or not self.resigned_in_cleanup:
+            return None
+        left = [p for p in game.active_players if p not in self.resigned_in_cleanup]
+        return left[0] if len(left) == 1 else None
 
     def _on_Undone(self, e: ev.Undone) -> None:
         game = self._need_game()
