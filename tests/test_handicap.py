@@ -68,7 +68,7 @@ def test_a_five_stone_handicap_game_on_a_webcam_is_recorded_move_by_move(
     appeared at once" and no move was ever recorded. Fixed placement: the game starts with
     the stones on C3, G3, E5, C7, G7; Black puts them down one by one (the page says where the
     rest go, not a refusal of five stones at once); White plays first, then every move is recorded."""
-    scene = Scene(tmp_path, handicap=5)
+    scene = Scene(tmp_path, handicap_stones=5)
     game = scene.table.go_state().game
     assert game is not None and game.to_move == 1 and game.knobs.komi == 0.5
     scene.show(FIVE_ON_STARS.replace("X", ".", 3))  # three of five still to come
@@ -119,7 +119,7 @@ def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> N
         . . . . . . . . .
         . . . . . . X . .
     """
-    scene = Scene(tmp_path, handicap=3, placement="free")
+    scene = Scene(tmp_path, handicap_stones=3, placement="free")
     game = scene.table.go_state().game
     assert game is not None and scene.table.go_state().handicap_pending == 3
     rows = [["."] * 9 for _ in range(9)]
@@ -150,10 +150,10 @@ def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("knobs", "message"),
     [
-        ({"handicap": 1}, "2 to 9 stones"),
-        ({"handicap": 10}, "2 to 9 stones"),
-        ({"handicap": "lots"}, "a number of stones"),
-        ({"handicap": 2, "placement": "scattered"}, "fixed or free"),
+        ({"handicap_stones": 1}, "2 to 9 stones"),
+        ({"handicap_stones": 10}, "2 to 9 stones"),
+        ({"handicap_stones": "lots"}, "a number of stones"),
+        ({"handicap_stones": 2, "placement": "scattered"}, "fixed or free"),
     ],
 )
 def test_bad_handicap_settings_are_refused_in_plain_words(knobs: dict, message: str) -> None:  # type: ignore[type-arg]
@@ -164,18 +164,20 @@ def test_bad_handicap_settings_are_refused_in_plain_words(knobs: dict, message: 
 def test_fixed_placement_needs_star_points_and_komi_follows_the_rules() -> None:
     with pytest.raises(ValueError, match="9x9, 13x13 or 19x19"):
         TableState.build_game(
-            ev.GameStarted(rules="japanese", topology="11", knobs={"handicap": 2})
+            ev.GameStarted(rules="japanese", topology="11", knobs={"handicap_stones": 2})
         )
     free = TableState.build_game(
-        ev.GameStarted(rules="japanese", topology="11", knobs={"handicap": 2, "placement": "free"})
+        ev.GameStarted(
+            rules="japanese", topology="11", knobs={"handicap_stones": 2, "placement": "free"}
+        )
     )
     assert all(c == EMPTY for c in free.board)
     chinese = TableState.build_game(
-        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap": 4})
+        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap_stones": 4})
     )
     assert chinese.knobs.komi == 4.5  # 0.5 and one point per stone under area scoring
     own = TableState.build_game(
-        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap": 4, "komi": 0})
+        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap_stones": 4, "komi": 0})
     )
     assert own.knobs.komi == 0
     names = sorted(chinese.spot_name(s) for s in handicap.star_points(chinese, 4))

@@ -70,7 +70,7 @@ def test_sgfmill_opens_the_sgf_of_every_way_a_game_goes(tmp_path: Path) -> None:
             clock[0] += 3
             table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
 
-    table.start_game("japanese", "9", time_control="byo:10s+3x5s", knobs={"handicap": 4})
+    table.start_game("japanese", "9", time_control="byo:10s+3x5s", knobs={"handicap_stones": 4})
     play("E5", "D4")
     table.control("resign", player=1)
     table.start_game("club", "9", time_control="abs:1m")
@@ -81,7 +81,7 @@ def test_sgfmill_opens_the_sgf_of_every_way_a_game_goes(tmp_path: Path) -> None:
     play("G7")
     clock[0] += 120
     table.tick()  # White's flag falls
-    table.start_game("chinese", "13", knobs={"handicap": 9, "placement": "fixed"})
+    table.start_game("chinese", "13", knobs={"handicap_stones": 9, "placement": "fixed"})
     play("C3", "L11")
     for game_id, moves, result in ((1, 3, "B+R"), (2, 5, "B+T"), (3, 2, None)):
         record = game_record(table.journal.events(game_id), game_id=game_id)

@@ -52,7 +52,7 @@ def ensure_game(
     table.start_game(
         rules,
         board_now,
-        knobs={"handicap": handicap} if handicap else None,
+        knobs={"handicap_stones": handicap} if handicap else None,
         time_control=time_control,
         flag_policy=flag_policy,
     )

@@ -1,7 +1,7 @@
 """Handicap games at the table: the setting, the star points and the komi, in one place.
 
-A handicap is a game setting carried by the ``GameStarted`` knobs: ``handicap`` (2-9 black
-stones) and ``placement`` (``"fixed"``, the default, or ``"free"``). The readings chosen:
+A handicap is a game setting carried by the ``GameStarted`` knobs: ``handicap_stones`` (2-9
+black stones; GoBeyond's ``handicap`` knob is its handicap *points*) and ``placement`` (``"fixed"``, the default, or ``"free"``). The readings chosen:
 
 - **Fixed placement** puts the stones on the star points of a 9x9, 13x13 or 19x19 board in the
   usual order (2: upper right and lower left; 3: and lower right; 4: the four corners; 5: and
@@ -73,7 +73,7 @@ def take(knobs: Mapping[str, Any]) -> tuple[Handicap | None, dict[str, Any]]:
     """The handicap the knobs ask for, and the other knobs (the engine's). ValueError, in plain
     words, for a handicap that is not 2-9 or a placement that is neither fixed nor free."""
     rest = dict(knobs)
-    raw, placement = rest.pop("handicap", None), str(rest.pop("placement", None) or "fixed")
+    raw, placement = rest.pop("handicap_stones", None), str(rest.pop("placement", None) or "fixed")
     if raw in (None, 0, "0", ""):
         return None, rest
     try:
