@@ -198,7 +198,7 @@ class Tracker:
         # Stones of moves taken back (undone) still to be taken off the board (spot -> colour),
         # and the game last seen (moves, hash, board), to notice an undo.
         self._taken_back: dict[int, int] = {}
-        self._last_game: tuple[int, int, tuple[int, ...]] | None = None
+        self._last_game: tuple[int, int, tuple[int, ...], int] | None = None
         self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ public
@@ -326,12 +326,14 @@ class Tracker:
         to be taken off, not read again as new moves."""
         n, board = len(game.moves), game.board
         last = self._last_game
-        if last is not None and n < last[0]:
+        # The same game a few moves shorter (a new game, or a game rebuilt from its record,
+        # is not an undo).
+        if last is not None and last[3] == id(game) and 0 < last[0] - n <= self.undo_depth:
             for spot, colour in enumerate(last[2]):
                 if colour != EMPTY and board[spot] == EMPTY:
                     self._taken_back[spot] = colour
-        if last is None or last[:2] != (n, game.hash):
-            self._last_game = (n, game.hash, tuple(board))
+        if last is None or last[:2] != (n, game.hash) or last[3] != id(game):
+            self._last_game = (n, game.hash, tuple(board), id(game))
 
     def _setting_up(self, game: GoGame, seen: Sequence[int | None]) -> list[Intent] | None:
         """Before the first move, black stones being put on the board as a handicap: a free
