@@ -102,7 +102,9 @@ def parse_json(
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _fail(error, name, f"not UTF-8 text (bad byte at {exc.start})") from None
+            raise _fail(
+                error, name, f"not JSON: not UTF-8 text (bad byte at {exc.start})"
+            ) from None
     else:
         text = data
 
