@@ -40,14 +40,17 @@ def read_file(
 ) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes, else ``error`` saying why.
 
-    The file is opened non-blocking and checked with ``fstat`` before a byte is read, so a FIFO,
-    socket or device named like a photo or record is refused at once, never waited on.
+    A FIFO, socket or device named like a photo or record is refused without being opened
+    (``stat`` first; then the file is opened non-blocking and checked again with ``fstat``,
+    in case it was swapped in between), so it is never waited on.
     """
     p = Path(path)
     try:
+        if not stat.S_ISREG(os.stat(p).st_mode):  # a FIFO is never opened at all
+            raise _fail(error, str(p), f"not a regular file, so not read as a {what}")
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise _fail(error, str(p), f"cannot read {what}: {exc.strerror or exc}") from None
+        raise _fail(error, str(p), f"cannot read {what}: {_reason(exc)}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -68,9 +71,13 @@ def read_file(
             raise _fail(error, str(p), f"over the {what} limit of {_size(limit)}")
         return b"".join(chunks)
     except OSError as exc:
-        raise _fail(error, str(p), f"cannot read {what}: {exc.strerror or exc}") from None
+        raise _fail(error, str(p), f"cannot read {what}: {_reason(exc)}") from None
     finally:
         os.close(fd)
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
 
 
 def _size(n: int) -> str:

@@ -78,6 +78,12 @@ def command(
         )
         prof.save(output)
     except CompanionError as exc:
-        raise click.ClickException(f"{photo}: {exc}") from exc
+        raise click.ClickException(_named(photo, exc)) from None
     saved = "with" if prof.empty_gray is not None else "without"
     click.echo(f"saved {output}: {prof!r}, {saved} the empty-board look")
+
+
+def _named(photo: str, exc: Exception) -> str:
+    """The error's message, led by the photo's name unless it already names a file."""
+    message = str(exc)
+    return message if message.startswith(str(photo)) else f"{photo}: {message}"

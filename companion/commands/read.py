@@ -97,9 +97,15 @@ def command(
         else:
             reading = read_photo(image, size=size, corners=quad)
     except CompanionError as exc:
-        raise click.ClickException(f"{photo}: {exc}") from exc
+        raise click.ClickException(_named(photo, exc)) from None
     if as_json:
         click.echo(json.dumps(reading.to_json(), indent=1))
     else:
         for row in reading.rows():
             click.echo(row)
+
+
+def _named(photo: str, exc: Exception) -> str:
+    """The error's message, led by the photo's name unless it already names a file."""
+    message = str(exc)
+    return message if message.startswith(str(photo)) else f"{photo}: {message}"
