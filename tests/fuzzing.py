@@ -107,6 +107,7 @@ class Report:
     refused: int = 0
     accepted: int = 0
     slowest: float = 0.0
+    slowest_input: str = ""
     failures: list[dict[str, str]] = field(default_factory=list)
 
 
@@ -589,7 +590,9 @@ def run(name: str, count: int, seed: int) -> Report:
             report.accepted += 1
         finally:
             signal.alarm(0)
-        report.slowest = max(report.slowest, time.perf_counter() - started)
+        took = time.perf_counter() - started
+        if took > report.slowest:
+            report.slowest, report.slowest_input = took, _show(data[:120])
     return report
 
 

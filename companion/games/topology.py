@@ -360,8 +360,12 @@ def from_spec(spec: str) -> Topology:
             return grid(numbers[0], numbers[1])
         if len(numbers) == 3:
             return stacked(numbers[0], numbers[1], numbers[2])
-    if Path(spec).exists():
+    try:
+        is_file = len(spec) < 4096 and Path(spec).exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        is_file = False
+    if is_file:
         return load_map(spec)
     raise MapError(
-        f"unknown board {spec!r}: give 19, 13x9, stacked, 2x9x9, a map name or a map file"
+        f"unknown board {spec[:40]!r}: give 19, 13x9, stacked, 2x9x9, a map name or a map file"
     )

@@ -161,10 +161,11 @@ class _Reader:
                 )
             if kind == "map":
                 if "map" in data:
-                    return parse_map(json.dumps(data["map"]), name=str(data.get("name") or "map"))
+                    name = self.text(data.get("name"), "board.name") or "map"
+                    return parse_map(json.dumps(data["map"]), name=name)
                 maps = bundled_maps()
                 name = data.get("name")
-                if name not in maps:
+                if not isinstance(name, str) or name not in maps:
                     raise self.fail("board.name", f"no bundled map {name!r} (embed the map)")
                 return load_map(maps[name])
         except MapError as exc:
