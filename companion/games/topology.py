@@ -352,7 +352,7 @@ def from_spec(spec: str) -> Topology:
         return load_map(maps[text])
     if text == "stacked":
         return stacked()
-    if re.fullmatch(r"[0-9]{1,4}(?:x[0-9]{1,4}){0,2}", text):
+    if re.fullmatch(r"[0-9]{1,6}(?:x[0-9]{1,6}){0,2}", text):
         numbers: Sequence[int] = [int(p) for p in text.split("x")]
         if len(numbers) == 1:
             return grid(numbers[0])
