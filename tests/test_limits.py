@@ -399,6 +399,8 @@ def test_every_command_gives_a_clean_message_and_a_nonzero_exit(tmp_path: Path) 
         (["chess", "setup", f["fifo.txt"]], "not a regular file"),
         (["read", f["huge.jpg"]], "over the limit of 50 MP"),
         (["read", f["board.png"], "--profile", f["profile.json"]], "out of range"),
+        (["read", f["board.png"], "--corners", "1e308,0,1e308,1,5,5,0,5"], "within +-100000"),
+        (["calibrate", f["board.png"], "--corners", "nan,0,1,1,1,1,1,1", "-o", "x"], "within"),
         (["calibrate", f["board.png"], "--board", "200x25x25", "-o", "x.json"], "200 layers"),
         (["sensors", "scan", "--mock", "--pinmap", f["pinmap.toml"]], "port must be 0..6"),
     ]

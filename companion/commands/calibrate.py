@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from companion.commands.read import MAX_CORNER
 from companion.errors import CompanionError
 
 
@@ -19,6 +20,10 @@ def _quads(values: tuple[str, ...]) -> list[list[list[float]]] | None:
         if len(nums) != 8:
             raise click.BadParameter(
                 "expected eight numbers x1,y1,...,x4,y4", param_hint="--corners"
+            )
+        if not all(abs(v) <= MAX_CORNER for v in nums):  # NaN fails too
+            raise click.BadParameter(
+                f"corners are pixel positions within +-{MAX_CORNER:g}", param_hint="--corners"
             )
         quads.append([nums[i : i + 2] for i in range(0, 8, 2)])
     return quads

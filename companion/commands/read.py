@@ -8,6 +8,9 @@ import click
 
 from companion.errors import CompanionError
 
+#: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
+MAX_CORNER = 100_000.0
+
 
 def _corners(text: str | None) -> list[list[float]] | None:
     if text is None:
@@ -20,6 +23,10 @@ def _corners(text: str | None) -> list[list[float]] | None:
         ) from None
     if len(vals) != 8:
         raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners")
+    if not all(abs(v) <= MAX_CORNER for v in vals):  # NaN fails too
+        raise click.BadParameter(
+            f"corners are pixel positions within +-{MAX_CORNER:g}", param_hint="--corners"
+        )
     return [vals[i : i + 2] for i in range(0, 8, 2)]
 
 
