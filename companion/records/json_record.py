@@ -164,10 +164,10 @@ class _Reader:
                     name = self.text(data.get("name"), "board.name") or "map"
                     return parse_map(json.dumps(data["map"]), name=name)
                 maps = bundled_maps()
-                name = data.get("name")
-                if not isinstance(name, str) or name not in maps:
-                    raise self.fail("board.name", f"no bundled map {name!r} (embed the map)")
-                return load_map(maps[name])
+                bundled = data.get("name")
+                if not isinstance(bundled, str) or bundled not in maps:
+                    raise self.fail("board.name", f"no bundled map {bundled!r} (embed the map)")
+                return load_map(maps[bundled])
         except MapError as exc:
             raise self.fail("board", str(exc)) from None
         raise self.fail("board.kind", f"must be grid, stacked or map, not {kind!r}")
