@@ -110,6 +110,7 @@ def command(
     source: str,
     rules: str,
     time_control: str | None,
+    handicap: int | None,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -171,6 +172,7 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
         time_control=o["time_control"],
         flag_policy=o["on_flag"],
         new_game=o["new_game"],
+        handicap=o.get("handicap"),
     )
     if reason is None and not reader.manages_game:
         _err(f"companion: resumed {table.summary()}")

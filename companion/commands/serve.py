@@ -141,6 +141,7 @@ def command(
     port: int,
     rules: str,
     time_control: str | None,
+    handicap: int | None,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -196,7 +197,12 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
         )
     try:
         ensure_game(
-            table, reader, rules=o["rules"], board=o["board"], time_control=o["time_control"]
+            table,
+            reader,
+            rules=o["rules"],
+            board=o["board"],
+            time_control=o["time_control"],
+            handicap=o.get("handicap"),
         )
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None

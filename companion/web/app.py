@@ -323,7 +323,9 @@ def create_app(
                     "board": game.board,
                     "move_number": len(game.moves),
                     "last": move_view(game, last, unnamed=""),
-                    "captures": game.captures,
+                    # copies: the game goes on being played after this frame
+                    "captures": list(game.captures),
+                    "prisoners": list(game.pass_prisoners),
                     "dead": sorted(state.dead),
                     "text": event.result if isinstance(event, ev.Scored) else "",
                 }

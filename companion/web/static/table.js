@@ -96,7 +96,7 @@
     const buttons = state.players.map((pl, p) => pl.resigned ? "" :
       `<button data-agree="${p}" ${pl.agreed ? "disabled" : ""}>${escapeHtml(pl.name)} ${pl.agreed ? "agreed ✓" : "agrees"}</button>`).join("");
     box.innerHTML = `<h2>Cleanup</h2>${suggestionText()}<p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
-      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button></div>`;
+      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button><button data-action="play_on" title="club rules: keep every pass and prisoner">Play on</button></div>`;
     box.querySelectorAll("button[data-agree]").forEach((b) => b.addEventListener("click", () => send("agree", { player: parseInt(b.dataset.agree, 10) })));
     box.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
   }
@@ -120,6 +120,7 @@
     $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
+    $("start-btn").hidden = !(state.clock && state.clock.waiting && state.phase === "play");
     $("rules").textContent = `${state.rules_text} · board ${state.topology_spec}` + (state.time_control ? ` · clock ${state.time_control}` : "");
     renderClocks(); renderScore(); renderChart(); renderCleanup(); refreshEstimate();
   }
