@@ -25,6 +25,7 @@ import secrets
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
@@ -54,6 +55,7 @@ from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.frames import FrameInput, find_camera
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
+from companion.table.voice import check_voice, start_voice
 from companion.web.reach import lan_addresses, page_urls, print_qr
 
 __all__ = ["DEFAULT_JOURNAL", "command", "find_camera", "sd_notify", "watchdog_interval"]
@@ -140,6 +142,11 @@ def _pick_source(source: str, demo: bool) -> str:
     show_default=True,
     help="Print a QR code of the page's address (for phones at the table).",
 )
+@click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 def command(
     source: str,
     profile_path: str | None,
@@ -165,10 +172,12 @@ def command(
     hub_config: Path | None,
     log_events: bool,
     qr: bool,
+    voice: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
     from companion.table.chess_state import is_chess
 
+    check_voice(voice)
     with ExitStack() as stack:
         grid_pins, _ = mock_pin_factories(stack) if mock_pins else (None, None)
         options = input_settings(
@@ -245,10 +254,13 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     sys.stdout.flush()
     _publish(stack, table, o["hub_config"])
 
+    each_second: list[Callable[[], object]] = [lambda: _clock_face(table)]
+    if o["voice"]:
+        each_second.append(start_voice(stack, table, click.echo))
     ticker = Ticker(
         table,
         every=0.25,
-        each_second=(lambda: _clock_face(table),),
+        each_second=tuple(each_second),
         watchdog=watchdog_interval(),
         notify=sd_notify,
         on_error=lambda text: click.echo(text, err=True),
