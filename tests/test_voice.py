@@ -160,3 +160,18 @@ def test_a_table_with_a_voice_announces_its_clock(tmp_path: Path) -> None:
     # Go names its players by colour, which is what a timekeeper says
     assert spoken == [*counts, "Black: last period", *counts, "Black: time is up"]
     assert voice.dropped == 0
+
+
+@pytest.mark.parametrize("name", ["serve", "run"])
+def test_voice_without_espeak_stops_at_start(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    monkeypatch.setattr(voice_module.shutil, "which", lambda program: None)
+    result = CliRunner().invoke(
+        main, [name, "--voice", "--source", "sim", "--journal", "/nonexistent/j"]
+    )
+    assert result.exit_code == 1
+    assert "--voice needs espeak-ng (Debian: sudo apt install espeak-ng)" in result.output
+    assert "Traceback" not in result.output

@@ -247,7 +247,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     click.echo(f"companion: the table page is at {urls[0]}")
     for other in urls[1:]:
         click.echo(f"companion:                   or {other}")
-    if o["qr"]:
+    if o["qr"] and "://localhost:" not in urls[0]:  # no phone can use a code of localhost
         print_qr(urls[0], sys.stdout)
     click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
     click.echo(f"companion: journal {path}")
