@@ -51,6 +51,7 @@ from companion.table.fold import steps
 from companion.table.session import TableSession
 from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
+from companion.web.reach import qr_svg, share_url
 
 MAX_FAILURES = 5
 LOCKOUT_SECONDS = 30.0
@@ -164,7 +165,8 @@ def create_app(
     @app.get("/")
     def table_page() -> str:
         # a session may name its own page (the chess session does: chess.html)
-        return render_template(table.page_template, page="table")
+        join = share_url(request.host_url, list(app.config.get("PAGE_URLS") or []))
+        return render_template(table.page_template, page="table", join_url=join)
 
     @app.get("/setup")
     def setup_page() -> str:
@@ -508,6 +510,14 @@ def create_app(
     @app.get("/favicon.ico")
     def favicon() -> Response:
         return Response(status=204)
+
+    @app.get("/qr.svg")
+    def qr_code() -> Response:
+        """A QR code of this page's address, for spectators to join from their phones."""
+        url = share_url(request.host_url, list(app.config.get("PAGE_URLS") or []))
+        resp = Response(qr_svg(url), mimetype="image/svg+xml")
+        resp.headers["Cache-Control"] = "no-cache"
+        return resp
 
     @app.get("/healthz")
     def healthz() -> Response:
