@@ -205,6 +205,9 @@ class GoGame:
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     player_names: ClassVar[tuple[str, ...]] = ("Black", "White")
+    #: Whether a player may skip a turn of their own accord (GoBeyond's step 3 offers "skip");
+    #: elsewhere a skip is only a turn lost to the clock.
+    voluntary_skip: ClassVar[bool] = False
     #: What a flag fall does under these rules ("loss", "skip"); None: the time control's own
     #: default (loss on time, except a turn limit, which skips the turn).
     flag_policy: ClassVar[str | None] = None
@@ -289,6 +292,12 @@ class GoGame:
     @property
     def players(self) -> int:
         return self.knobs.players
+
+    @property
+    def turn_seconds(self) -> float | None:
+        """The agreed time limit per turn that the rules themselves set (None: none; GoBeyond's
+        turn duration), for the table clock to enforce; a turn that runs out is :meth:`skip`."""
+        return None
 
     @property
     def hash(self) -> int:
@@ -396,9 +405,13 @@ class GoGame:
         """The turn is lost to the clock: no stone, not a pass."""
         self._do(Move("skip", self._who(player)))
 
-    def resign(self, player: int | None = None) -> None:
-        """``player`` (default: the player to move) resigns; allowed out of turn."""
-        who = self.to_move if player is None else player
+    def resign(self, player: int) -> None:
+        """``player`` resigns; allowed out of turn.
+
+        The caller names who resigns: at a real table a player resigns when the opponent is
+        thinking as often as on their own turn, so "the player to move" is no default.
+        """
+        who = player
         if self.over:
             raise IllegalMove("game over", "the game is over")
         if who in self.resigned or not 0 <= who < self.players:
