@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from companion.errors import IllegalMove
+from companion.errors import IllegalMove, RecordError
 from companion.games.go import LETTERS, KoRule, Score
 from companion.games.gobeyond import Economy, GoBeyond, decide_economy
 from companion.games.rules import find_rules, new_game
@@ -748,3 +748,39 @@ def test_turn_seconds_is_part_of_the_agreed_economy_for_the_clock() -> None:
     assert GoBeyond(grid(3), turn_seconds=30).turn_seconds == 30
     assert GoBeyond(grid(3)).turn_seconds is None
     assert new_game("chinese", grid(3)).turn_seconds is None  # Go sets no turn limit itself
+
+
+def test_the_json_record_keeps_the_agreed_economy_so_a_replay_scores_the_same_game() -> None:
+    from companion.records.json_record import read_json_record, write_json_record
+    from companion.records.record import record_from_game
+
+    game = position(
+        """
+        B . B . W
+        B B B . W
+        """,
+        starting=44,
+        handicap=3,
+        stone_cost=2,
+        dividend=0,
+        capture_bounty=5,
+        territory_bounty=1,
+        turn_seconds=30,
+    )
+    game.play(at(game, 0, 3))  # B: 47 - 2
+    passes(game, 3)
+    game.agree(0)
+    game.agree(1)
+    assert game.result is not None
+    text = write_json_record(record_from_game(game))
+    assert '"starting": 44' in text and '"turn_seconds": 30' in text
+    replayed, problems = read_json_record(text).to_game()
+    assert problems == []
+    assert isinstance(replayed, GoBeyond)
+    assert replayed.economy == game.economy
+    assert replayed.points == game.points == [45, 44]
+    assert replayed.score() == game.score()  # not a count with the default 200 points each
+    with pytest.raises(RecordError, match=r"rules\.economy\.stone_cost"):
+        read_json_record(text.replace('"stone_cost": 2', '"stone_cost": 2.5'))
+    with pytest.raises(RecordError, match="unknown key 'bonus'"):
+        read_json_record(text.replace('"dividend": 0', '"dividend": 0, "bonus": 1'))
