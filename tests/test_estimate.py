@@ -264,7 +264,7 @@ def _shares(game: GoGame, black: set[int], a_share: float) -> list[list[float]]:
 def test_a_border_point_is_closed_by_a_firm_owner_else_dame(
     a_share: float, closed: str, open_: str, black_ground: int
 ) -> None:
-    from companion.games.estimate import _borders, _count_closed
+    from companion.games.borders import borders, count_closed
 
     game, _ = game_from(OPEN_CORNER.replace("c", "."), "japanese")
     t = game.topology
@@ -272,7 +272,7 @@ def test_a_border_point_is_closed_by_a_firm_owner_else_dame(
     corner = {t.spot(0, 0), t.spot(0, 1), t.spot(1, 0), t.spot(1, 1)}
     shares = _shares(game, corner | {a}, a_share)
     shares[BLACK][a], shares[WHITE][a] = a_share, 1.0 - a_share
-    boundary, open_points = _borders(
+    boundary, open_points = borders(
         t.neighbours, game.board, shares, frozenset(), frozenset(), 0.75
     )
     # Firm: Black closes a and keeps the whole corner. Contested: a is dame, and the corner
@@ -281,7 +281,7 @@ def test_a_border_point_is_closed_by_a_firm_owner_else_dame(
     expected_boundary = {a: BLACK} if closed == "a" else {t.spot(0, 1): BLACK}
     assert boundary == expected_boundary
     assert open_points == ({a} if open_ else set())
-    score, unclosed = _count_closed(game, frozenset(), open_points, boundary)
+    score, unclosed = count_closed(game, frozenset(), open_points, boundary)
     assert not unclosed
     assert score.detail[BLACK]["territory"] == black_ground
     assert score.detail[WHITE]["territory"] == 9  # the right column and the bottom row

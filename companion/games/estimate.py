@@ -31,7 +31,7 @@ How, from sound facts to guesses:
    captors live (see :func:`_read`). Reading is bounded by node counts, so it is as
    deterministic as the playouts.
 
-5. **Borders** (:func:`_borders`): the count must agree with the ownership map the players
+5. **Borders** (:mod:`companion.games.borders`): the count must agree with the ownership map the players
    see, and an empty point where one player's ground meets another player's stone or ground
    would make the whole territory behind it neutral under the region rule. Each such point is
    named: a *boundary to close* (``boundary``, spot -> player) when one player owns it in
@@ -58,7 +58,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.errors import IllegalMove
+from companion.games.borders import borders, count_closed
 from companion.games.fastboard import EMPTY, PlayoutBoard
 from companion.games.go import LETTERS, GoGame, Score
 from companion.games.tactics import ESCAPE, NO, YES, Reader
@@ -451,9 +451,9 @@ def estimate(
         for s in range(n)
         if board[s] == EMPTY and max(shares_l[p][s] for p in range(players)) <= dame_share
     )
-    boundary, open_points = _borders(nbrs, board, shares_l, dead, dame, close_share)
+    boundary, open_points = borders(nbrs, board, shares_l, dead, dame, close_share)
     dame |= open_points
-    score, unclosed = _count_closed(game, dead, dame, boundary)
+    score, unclosed = count_closed(game, dead, dame, boundary)
     if unclosed:
         dame |= unclosed
         boundary = {s: p for s, p in boundary.items() if s not in unclosed}
@@ -480,101 +480,6 @@ def estimate(
         cpu_seconds=time.process_time() - cpu_start,
         boundary=boundary,
     )
-
-
-def _borders(
-    nbrs: Sequence[Sequence[int]],
-    board: Sequence[int],
-    shares: Sequence[Sequence[float]],
-    dead: frozenset[int],
-    dame: frozenset[int],
-    close_share: float,
-) -> tuple[dict[int, int], frozenset[int]]:
-    """The border points (step 5): empty points, not already dame, next to another player's
-    live stone, boundary or owned empty point. Returns the boundaries to close (spot -> owner)
-    and the points left open as dame.
-
-    The least certain points are settled first, so a contested point becomes dame and the
-    firmer ground behind it stays territory instead of becoming a border in its turn.
-    """
-    players = len(shares)
-    owner = [max(range(players), key=lambda p: shares[p][s]) for s in range(len(board))]
-    boundary: dict[int, int] = {}
-    open_points: set[int] = set()
-
-    def other_side(t: int, mine: int) -> bool:
-        """Whether empty point ``t`` is held by a player other than ``mine``: their closed
-        boundary, or ground they own that is not dame."""
-        if t in boundary:
-            return boundary[t] != mine
-        return t not in dame and t not in open_points and owner[t] != mine
-
-    def conflict(s: int) -> bool:
-        mine = owner[s]
-        for t in nbrs[s]:
-            other = board[t]
-            if other == EMPTY:
-                if other_side(t, mine):
-                    return True
-                if t in dame or t in open_points:
-                    # Dame touching another player: once they fill it, s is on the border.
-                    for u in nbrs[t]:
-                        if u != s and (
-                            (board[u] == EMPTY and other_side(u, mine))
-                            or (board[u] not in (EMPTY, mine) and u not in dead)
-                        ):
-                            return True
-            elif other != mine and t not in dead:
-                return True
-        return False
-
-    def guards(s: int) -> bool:
-        """Whether ``s`` has ground of its owner behind it (else it is plain dame)."""
-        mine = owner[s]
-        return any(
-            board[t] == EMPTY
-            and t not in dame
-            and t not in open_points
-            and t not in boundary
-            and owner[t] == mine
-            for t in nbrs[s]
-        )
-
-    empty = [s for s, c in enumerate(board) if c == EMPTY and s not in dame]
-    empty.sort(key=lambda s: (shares[owner[s]][s], s))
-    changed = True
-    while changed:  # a point settled as dame can put the ground behind it on the border
-        changed = False
-        for s in empty:
-            if s in boundary or s in open_points or not conflict(s):
-                continue
-            changed = True
-            if shares[owner[s]][s] > close_share and guards(s):
-                boundary[s] = owner[s]
-            else:
-                open_points.add(s)
-    return boundary, frozenset(open_points)
-
-
-def _count_closed(
-    game: GoGame, dead: frozenset[int], dame: frozenset[int], boundary: Mapping[int, int]
-) -> tuple[Score, frozenset[int]]:
-    """The game's own count with the ``boundary`` points closed by their owners (on a copy),
-    and the boundary points that could not be closed (a stone there would have no liberty, or
-    the player has no stone left): those count as dame."""
-    if not boundary:
-        return game.score(dead=dead, no_mans_land=dame), frozenset()
-    trial = game.copy()
-    unclosed: set[int] = set()
-    try:
-        trial.setup(boundary)
-    except IllegalMove:
-        for spot, player in sorted(boundary.items()):
-            try:
-                trial.setup({spot: player})
-            except IllegalMove:
-                unclosed.add(spot)
-    return trial.score(dead=dead, no_mans_land=dame | unclosed), frozenset(unclosed)
 
 
 # ---------------------------------------------------------------------- plain data

@@ -371,7 +371,8 @@ class GoGame:
         self._do(Move("pass", self._who(player)))
 
     def skip(self, player: int | None = None) -> None:
-        """The turn is lost to the clock: no stone, not a pass."""
+        """The turn is lost to the clock, or given up by choice where :attr:`voluntary_skip`
+        (GoBeyond): no stone, not a pass."""
         self._do(Move("skip", self._who(player)))
 
     def resign(self, player: int) -> None:
