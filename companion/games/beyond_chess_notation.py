@@ -51,6 +51,7 @@ from companion.games.beyond_chess import (
     Turn,
     cell,
     cell_name,
+    check_army,
     coords,
     piece_letter,
     traditional,
@@ -378,9 +379,11 @@ SETUP_HELP = """\
 A setup file: two blocks of rows, black's half on top, then white's, drawn as seen from
 white's side. `black:` and `white:` start the blocks; `#` starts a comment. In a row, `.` is
 an empty square, `-` a rift, a FEN letter a piece on a square; column 1 is column a. Each
-half holds exactly 32 squares; each side's pieces stand in its own half, one king each.
-Pawns start unmoved (they may step two); a rook on its king's row three or more cells away
-may castle; each side promotes on the row where the other side's king starts."""
+half holds exactly 32 squares; each side's pieces stand in its own half, one king each and
+no more than one chess set holds (a queen, two rooks, two bishops, two knights, eight pawns).
+Pawns start unmoved (they may step two, but never past their promotion row); a rook on its
+king's row three or more cells away may castle; each side promotes on the row where the other
+side's king starts."""
 
 
 def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
@@ -445,6 +448,7 @@ def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     kings = {p & BLACK: c for c, p in pieces.items() if p & 7 == KING}
     if len(kings) != 2 or sum(1 for p in pieces.values() if p & 7 == KING) != 2:
         raise PositionError("each side needs exactly one king")
+    check_army(pieces)
     promotion_rows = (coords(kings[BLACK])[1], coords(kings[WHITE])[1])
     castling = set()
     for colour in (WHITE, BLACK):

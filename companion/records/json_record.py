@@ -16,7 +16,11 @@ Format (``"format": "companion-game"``, ``"version": 1``), one JSON object::
       "rules": {"preset": "chinese",                     # a name in companion.games.rules
                 "text": null,                            # the rules as a source file named them
                 "komi": 7.5, "ko": "positional",         # knobs; null = the preset's default
-                "suicide": false, "stones": null},
+                "suicide": false, "stones": null,
+                "economy": {"starting": 200, "handicap": 0,   # GoBeyond's agreed economy,
+                            "turn_seconds": null, "stone_cost": 10, "dividend": 1,
+                            "capture_bounty": 10, "territory_bounty": 10,
+                            "allow_debt": true}},        # optional, left out for Go
       "players": [{"name": "Ann"}, {"name": null}],      # 2 or more; index = player number
       "setup": {"stones": {"3,3": 0, "2,4": 1},          # spot id -> player number
                 "to_move": null},                        # who moves first, when the record says
@@ -67,6 +71,16 @@ from companion.records.record import ClockReading, GameRecord, MoveInfo
 FORMAT = "companion-game"
 VERSION = 1
 _KINDS = ("play", "pass", "skip", "resign")
+_ECONOMY = (
+    "starting",
+    "handicap",
+    "turn_seconds",
+    "stone_cost",
+    "dividend",
+    "capture_bounty",
+    "territory_bounty",
+    "allow_debt",
+)
 #: A record file: 10,000 moves with clocks and an embedded 20,000-spot map fit in it.
 MAX_JSON_RECORD_BYTES = 8 * MB
 #: Moves in one record, and players in one game (GoBeyond is played by 2 to a handful).
@@ -133,6 +147,23 @@ class _Reader:
             return topology.index(value)
         except MapError:
             raise self.fail(where, f"no spot {value!r} on {topology.signature}") from None
+
+    def economy(self, value: Any) -> dict[str, float | bool | None]:
+        """GoBeyond's agreed economy: whole numbers, ``turn_seconds`` a number or null,
+        ``allow_debt`` true or false (the game checks the ranges when it is made)."""
+        if value is None:
+            return {}
+        data = self.obj(value, "rules.economy", set(_ECONOMY))
+        out: dict[str, float | bool | None] = {}
+        for key, item in data.items():
+            where = f"rules.economy.{key}"
+            if key == "allow_debt":
+                if not isinstance(item, bool):
+                    raise self.fail(where, "must be true or false")
+                out[key] = item
+            else:
+                out[key] = self.number(item, where, whole=key != "turn_seconds")
+        return out
 
     # ------------------------------------------------------------------ parts
     def board(self, value: Any) -> Topology:
@@ -221,7 +252,9 @@ class _Reader:
             )
         topology = self.board(top.get("board"))
         rules = self.obj(
-            top.get("rules", {}), "rules", {"preset", "text", "komi", "ko", "suicide", "stones"}
+            top.get("rules", {}),
+            "rules",
+            {"preset", "text", "komi", "ko", "suicide", "stones", "economy"},
         )
         preset = rules.get("preset", "chinese")
         if not isinstance(preset, str):
@@ -257,6 +290,7 @@ class _Reader:
             )
         except RecordError as exc:
             raise self.fail("rules", str(exc)) from None
+        record.economy = self.economy(rules.get("economy"))
         setup = self.obj(top.get("setup", {}), "setup", {"stones", "to_move"})
         stones = setup.get("stones", {})
         if not isinstance(stones, dict):
@@ -344,6 +378,7 @@ def write_json_record(record: GameRecord, *, embed_map: bool = True) -> str:
             "ko": record.ko,
             "suicide": record.suicide,
             "stones": record.stones,
+            **({"economy": record.economy} if record.economy else {}),
         },
         "players": [{"name": n} for n in record.names],
         "setup": {
