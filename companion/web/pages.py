@@ -1,0 +1,48 @@
+"""The table's HTML pages that only show things: the table, the setup form, the camera.
+
+The table page is drawn in the browser from ``/api/state`` and ``/events`` (``static/table.js``
+or, for a chess session, ``static/chess.js``); these routes only pick the template.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, render_template
+
+from companion.games.rules import presets
+from companion.games.topology import bundled_maps
+from companion.web.context import web
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.get("/")
+def table_page() -> str:
+    # a session may name its own page (the chess session does: chess.html)
+    template = getattr(web().table, "page_template", "table.html")
+    return render_template(template, page="table")
+
+
+@bp.get("/setup")
+def setup_page() -> str:
+    rules = [{"name": c.name, "description": c.description} for c in presets()]
+    return render_template("setup.html", page="setup", rules=rules, maps=sorted(bundled_maps()))
+
+
+@bp.get("/camera")
+def camera_page() -> str:
+    return render_template(
+        "camera.html",
+        page="camera",
+        has_camera=web().table.frame is not None,
+        note=getattr(web().camera, "note", ""),
+    )
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    return Response(status=204)
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    return jsonify({"ok": True, "seq": web().table.state.last_seq})
