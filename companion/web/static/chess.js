@@ -98,6 +98,7 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   function onMessage(data) {
+    if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
     if (data.event) feed(data.event);
     if (data.state) setState(data.state);
     if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
