@@ -36,7 +36,7 @@ from typing import Any
 from flask import Flask, Response, abort, jsonify, render_template, request, send_from_directory
 from jinja2 import ChoiceLoader, FileSystemLoader
 
-from companion.table.session import Broadcaster
+from companion.broadcaster import Broadcaster
 from companion.words import Context, words_of_dict
 
 from .broadcast import Broadcast

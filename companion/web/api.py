@@ -12,7 +12,6 @@ from flask import Blueprint, Response, jsonify, request
 from companion.errors import CompanionError, IllegalMove, JournalError
 from companion.games.go import GoGame
 from companion.table.estimates import headline, position_key
-from companion.table.session import CONTROLS
 from companion.web.auth import authed, control_refused
 from companion.web.context import refuse, web
 
@@ -65,7 +64,7 @@ def control(action: str) -> Response:
     if refused is not None:
         return refused
     table = web().table
-    if action not in getattr(table, "controls", CONTROLS):
+    if action not in table.controls:
         return refuse(404, f"unknown control {action!r}")
     params = request.get_json(silent=True) or {}
     if not isinstance(params, dict):

@@ -82,5 +82,5 @@ def create_app(
 
     # What the session sends its subscribers: worded events and state frames as SSE.
     table.render = stream.renderer(table)
-    table.render_state = stream.state_renderer(table)  # type: ignore[attr-defined]
+    table.render_state = stream.state_renderer(table)
     return app

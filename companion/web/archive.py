@@ -14,8 +14,10 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from companion import events as ev
-from companion.errors import CompanionError
-from companion.table.state import TableState, move_view
+from companion.errors import CompanionError, RecordError
+from companion.table.fold import steps
+from companion.table.state import TableState
+from companion.table.views import board_drawing, move_view
 from companion.web.context import refuse, web
 
 bp = Blueprint("archive", __name__)
@@ -39,10 +41,11 @@ def archive_game(game_id: int) -> Response:
     events = web().table.journal.events(game_id)
     if not events:
         abort(404)
-    state = TableState(game_id=game_id)
     frames: list[dict[str, Any]] = []
-    for event in events:
-        state.apply(event)
+    state: Any = None
+    for event, state in steps(events, game_id=game_id):
+        if not isinstance(state, TableState):
+            return refuse(409, f"game {game_id} is not a Go game: download its record")
         game = state.game
         if game is None or event.type not in (
             "GameStarted",
@@ -69,35 +72,28 @@ def archive_game(game_id: int) -> Response:
         )
     game = state.game
     assert game is not None and state.started is not None
-    topo = game.topology
     return jsonify(
         {
             "game_id": game_id,
             "rules": state.started.rules,
             "players": state.started.players,
             "result": state.ended.result if state.ended else None,
-            "topology": {
-                "spec": state.started.topology,
-                "kind": topo.kind,
-                "shape": topo.shape,
-                "ids": topo.ids,
-                "names": [game.spot_name(s) for s in range(len(topo))],
-                "xy": topo.xy,
-                "layers": topo.layers,
-                "links": list(topo.links()),
-            },
+            "topology": board_drawing(game, state.started.topology),
             "frames": frames,
         }
     )
 
 
 def _record(game_id: int) -> Any:
-    from companion.web.export import record_of
+    from companion.table.records import game_record
 
     events = web().table.journal.events(game_id)
     if not events:
         abort(404)
-    return record_of(events)
+    try:
+        return game_record(events)
+    except RecordError as exc:
+        abort(Response(f"game {game_id} has no Go record: {exc}\n", 409, mimetype="text/plain"))
 
 
 def download(body: str | bytes, mimetype: str, filename: str) -> Response:

@@ -15,8 +15,8 @@ from flask import Blueprint, Response, abort, render_template
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess_notation import SETUP_HELP
-from companion.records.chess_record import write_record
-from companion.table.chess_state import ChessTableState, chess_record, chess_rules, is_chess
+from companion.table.chess_state import chess_rules, is_chess
+from companion.table.kinds import CHESS, kind_for, rules_of
 from companion.web.context import web
 
 bp = Blueprint("chess", __name__)
@@ -40,11 +40,10 @@ def archive_chess_record(game_id: int) -> Response:
     events = web().table.journal.events(game_id)
     if not events:
         abort(404)
-    state = ChessTableState(game_id=game_id)
     try:
-        for event in events:
-            state.apply(event)
-        text = write_record(chess_record(state))
+        if kind_for(rules_of(events)) is not CHESS:
+            raise ValueError("it is not a chess game")
+        text = CHESS.record(events, game_id=game_id).text
     except (CompanionError, ValueError) as exc:
         resp = Response(f"game {game_id} has no chess record: {exc}\n", mimetype="text/plain")
         resp.status_code = 409

@@ -17,9 +17,8 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def table_page() -> str:
-    # a session may name its own page (the chess session does: chess.html)
-    template = getattr(web().table, "page_template", "table.html")
-    return render_template(template, page="table")
+    # each kind of game names its page (the chess session's: chess.html)
+    return render_template(web().table.page_template, page="table")
 
 
 @bp.get("/setup")
