@@ -14,6 +14,7 @@ from typing import Any
 from flask import Response, current_app, jsonify
 
 from companion.table.estimates import EstimateCache
+from companion.table.session import TableSession
 
 EXTENSION = "companion.web"
 
@@ -22,11 +23,11 @@ EXTENSION = "companion.web"
 class WebContext:
     """The table the page shows and what its routes need besides.
 
-    ``table`` is a :class:`~companion.table.session.TableSession` or a chess session (behind
-    :class:`~companion.table.host.Table`); ``camera`` the camera loop when there is one (its
-    ``still``, ``board``, ``profile``, ``note``, ``points`` and ``set_profile``)."""
+    ``table`` is the :class:`~companion.table.session.TableSession` (of any kind of game);
+    ``camera`` the camera input when there is one (its ``still``, ``board``, ``profile``,
+    ``note``, ``points`` and ``set_profile``)."""
 
-    table: Any
+    table: TableSession
     pin: str
     records: Any = None
     calibration_dir: Path | None = None

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, request
 
 from companion import events as ev
+from companion.table.session import TableSession
 from companion.web.context import web
 from companion.words import Context, words
 
@@ -34,12 +35,12 @@ def sse_frame(data: dict[str, Any], *, seq: int | None = None) -> bytes:
     return (head + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n").encode()
 
 
-def worded(event: ev.Event, table: Any) -> dict[str, Any]:
+def worded(event: ev.Event, table: TableSession) -> dict[str, Any]:
     """The event as JSON with the words people see for it (in ``table``'s current game)."""
     return {**event.to_dict(), "words": words(event, Context.of(table.state))}
 
 
-def renderer(table: Any) -> Any:
+def renderer(table: TableSession) -> Callable[[ev.Event], bytes]:
     """What the session sends its subscribers for each stored event: one SSE frame with the
     worded event and the page's state after it."""
 
@@ -50,7 +51,7 @@ def renderer(table: Any) -> Any:
     return render_event
 
 
-def state_renderer(table: Any) -> Any:
+def state_renderer(table: TableSession) -> Callable[[], bytes]:
     """The id-less frame a session sends when only its state changed (the chess reader's
     status): the page's state, no event."""
     return lambda: sse_frame({"state": table.view(full=False)})
@@ -75,7 +76,7 @@ def camera_stream() -> Response:
     return Response(_mjpeg(web().table), mimetype="multipart/x-mixed-replace; boundary=frame")
 
 
-def _stream(table: Any, after: int | None) -> Iterator[bytes]:
+def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
     """Catch-up from the journal, then live events; ends after STREAM_SECONDS."""
     sub = table.subscribe()
     try:
@@ -111,7 +112,7 @@ def _stream(table: Any, after: int | None) -> Iterator[bytes]:
         sub.close()
 
 
-def _mjpeg(table: Any) -> Iterator[bytes]:
+def _mjpeg(table: TableSession) -> Iterator[bytes]:
     """The latest annotated camera frame, a few times a second."""
     deadline = time.monotonic() + STREAM_SECONDS
     sent: bytes | None = None
