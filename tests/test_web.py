@@ -127,6 +127,8 @@ def test_sse_catches_up_from_last_event_id(client: FlaskClient, table: TableSess
     frames = _frames(first)
     assert [i for i, _ in frames] == [3, 4, 4]
     assert [f["event"]["spot"] for _, f in frames[:2]] == [20, 60]
+    # spot 20 is C7 and spot 60 G3 on a 9x9 board (row 0 at the top, no letter I)
+    assert [f["event"]["words"] for _, f in frames[:2]] == ["Bob played C7", "Ann played G3"]
     assert frames[-1][1]["state"]["board"][60] == 0  # then the current state
 
 
@@ -141,6 +143,23 @@ def test_sse_without_last_id_sends_the_state_then_live_events(
     live = _frames(next(stream))
     resp.close()
     assert live[0][1]["event"]["type"] == "MovePlayed" and live[0][1]["state"]["board"][40] == 0
+    assert live[0][1]["event"]["words"] == "Ann played E5"
+
+
+def test_a_fresh_page_gets_the_games_recent_events_with_their_words(
+    client: FlaskClient, table: TableSession
+) -> None:
+    table.apply(it.PlayIntent(40, 0))
+    table.apply(it.PassIntent(1))
+    resp = client.get("/events", buffered=False)
+    frames = _frames(next(iter(resp.response)))
+    resp.close()
+    recent = frames[-1][1]["recent"]
+    assert [e["words"] for e in recent] == [
+        "game 1 started: chinese on 9, clock byo:5m+3x30s",
+        "Ann played E5",
+        "Bob passed",
+    ]
 
 
 def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSession) -> None:

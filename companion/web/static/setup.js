@@ -1,5 +1,5 @@
 // Game setup: rules preset, knobs, players, time control, GoBeyond economy values.
-"use strict";
+import * as companion from "./common.js";
 document.getElementById("setup").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target, out = document.getElementById("setup-result");
