@@ -1,0 +1,543 @@
+"""One rendered board photo: builds the 3D scene a seed describes, casts a ray per sub-pixel,
+lights what it meets and hands the result to the camera model, with exact labels.
+
+Kinds of surface met by a ray: the table (and the room beyond it), a board's top, a board's
+side, a stone, the hand. Each gets a position, normal, albedo and gloss, then one shading pass
+lights them all; shadows come from :mod:`companion.vision.scene.lights`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+from companion.vision.find_board import order_corners
+from companion.vision.scene import positions
+from companion.vision.scene.camera import Camera, look_at
+from companion.vision.scene.degrade import develop
+from companion.vision.scene.factors import Value, draw_factors
+from companion.vision.scene.geometry import Layout, Stones, hit_balls, hit_stones, nearest, spread
+from companion.vision.scene.hand import Hand, reach
+from companion.vision.scene.lights import TINTS, Lamp, kelvin_bgr, shade, shadow_map
+from companion.vision.scene.materials import (
+    Texture,
+    board_texture,
+    cloth_texture,
+    ink,
+    linear,
+    stone_look,
+    stripes,
+)
+
+F64 = NDArray[np.float64]
+TABLE, ROOM, TOP, SIDE, STONE, HAND = range(6)
+_GLOSS = {  # board top: specular strength and shininess
+    "wood": (0.08, 10.0),
+    "pale_wood": (0.08, 12.0),
+    "bamboo": (0.1, 20.0),
+    "vinyl": (0.16, 80.0),
+    "paper": (0.02, 3.0),
+    "fridge_white": (0.16, 60.0),
+    "fridge_metal": (0.4, 8.0),
+}
+
+
+@dataclass(frozen=True)
+class SceneImage:
+    """A rendered photo and its truth (see the module docs of :mod:`companion.vision.scene`)."""
+
+    image: NDArray[np.uint8]
+    size: int
+    corners: list[F64]
+    rows: list[tuple[str, ...]]
+    hidden: frozenset[int]
+    factors: dict[str, str | float | int | bool]
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Every spot's token, layer-major and row-major (the order of ``hidden``)."""
+        return tuple(t for layer in self.rows for row in layer for t in row.split())
+
+
+def _rows_given(value: object, size: int, layers: int) -> list[tuple[str, ...]]:
+    """``position=`` as size * layers rows (or one sequence of rows per layer), checked."""
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise VisionError("position must be a sequence of rows")
+    flat: list[str] = []
+    for item in value:
+        if isinstance(item, str):
+            flat.append(item)
+        elif isinstance(item, Sequence):
+            flat.extend(str(x) for x in item)
+        else:
+            raise VisionError("position must hold rows of tokens")
+    toks = [r.split() for r in flat]
+    if len(toks) != size * layers or any(len(t) != size for t in toks):
+        raise VisionError(f"position needs {size * layers} rows of {size} tokens")
+    if any(t not in ".BW" for row in toks for t in row):
+        raise VisionError("position tokens must be . B W")
+    rows = [" ".join(t) for t in toks]
+    return [tuple(rows[i * size : (i + 1) * size]) for i in range(layers)]
+
+
+def _hex(colour: Value) -> F64:
+    s = str(colour)
+    if len(s) != 7 or s[0] != "#":
+        raise VisionError(f"board_tint {s!r} is not #rrggbb")
+    try:
+        r, g, b = (int(s[i : i + 2], 16) for i in (1, 3, 5))
+    except ValueError as exc:
+        raise VisionError(f"board_tint {s!r} is not #rrggbb") from exc
+    return linear((b, g, r))
+
+
+def _place_camera(f: dict[str, Value], layout: Layout, width: int, height: int) -> Camera:
+    """A camera at the drawn pose, backed off until the boards fill ``fill`` of the frame
+    and every corner intersection sits inside it."""
+    hw, hd = layout.half
+    outer = np.array(
+        [
+            [x0 + sx * hw, sy * hd, layout.thick]
+            for x0 in layout.offsets
+            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        ]
+    )
+    inner = np.concatenate([layout.corner_points(k) for k in range(len(layout.offsets))])
+    target = np.array([0.0, 0.0, layout.thick])
+    fill = float(f["fill"])
+
+    def cam(d: float) -> Camera:
+        return look_at(
+            target,
+            distance=d,
+            elevation_deg=float(f["elevation_deg"]),
+            azimuth_deg=float(f["azimuth_deg"]),
+            roll_deg=float(f["roll_deg"]),
+            fov_deg=float(f["fov_deg"]),
+            width=width,
+            height=height,
+            k1=float(f["distortion"]),
+        )
+
+    d = 2.0 * float(np.abs(outer[:, :2]).max()) / np.tan(np.radians(float(f["fov_deg"])) / 2)
+    for _ in range(6):
+        uv = cam(d).project(outer)
+        span = uv.max(axis=0) - uv.min(axis=0)
+        grow = max(span[0] / (fill * width), span[1] / (fill * height))
+        d *= 0.35 + 0.65 * grow
+    for _ in range(40):
+        c = cam(d)
+        uv = c.project(inner)
+        mid = (uv.max(axis=0) + uv.min(axis=0)) / 2 - [(width - 1) / 2, (height - 1) / 2]
+        target = target + _back(c, mid)
+        c = cam(d)
+        uv = c.project(inner)
+        m = 0.03 * min(width, height)
+        if (
+            (uv >= m).all()
+            and (uv[:, 0] <= width - 1 - m).all()
+            and (uv[:, 1] <= height - 1 - m).all()
+        ):
+            return c
+        d *= 1.05
+    return c
+
+
+def _back(cam: Camera, shift_px: F64) -> F64:
+    """The world shift (on the table) that moves the image centre by ``shift_px``, roughly."""
+    return np.asarray(
+        (cam.rot[0] * shift_px[0] + cam.rot[1] * shift_px[1])
+        * (np.linalg.norm(cam.centre) / cam.f)
+        * np.array([1.0, 1.0, 0.0]),
+        dtype=np.float64,
+    )
+
+
+def render_scene(
+    seed: int,
+    *,
+    size: int = 19,
+    layers: int = 1,
+    width: int = 640,
+    height: int = 480,
+    **overrides: object,
+) -> SceneImage:
+    """Render the scene of ``seed``: a board of ``size`` lines (``layers`` = 2: the stacked
+    pair side by side) photographed at ``width`` x ``height``.
+
+    ``overrides`` pin factors (see :data:`companion.vision.scene.factors.DRAWS`) or give the
+    ``position`` (``size * layers`` rows of tokens). Raises :class:`VisionError` for an
+    unknown factor, a bad value, or a frame size outside 64..4000 x 64..3000.
+    """
+    if size not in (9, 13, 19) and not 5 <= size <= 25:
+        raise VisionError(f"board size {size} is not 5..25")
+    if layers not in (1, 2):
+        raise VisionError("layers must be 1 or 2")
+    if not (64 <= width <= 4000 and 64 <= height <= 3000):
+        raise VisionError("frame must be 64..4000 x 64..3000 pixels")
+    given = overrides.pop("position", None)
+    f = draw_factors(seed, overrides)
+    rng = np.random.default_rng([seed, 0])
+    if given is None:
+        boards, source, move = positions.position(
+            size, layers, np.random.default_rng([seed, 100]), positions.games_dir()
+        )
+    else:
+        boards, source, move = _rows_given(given, size, layers), "given", -1
+    tint = _hex(f["board_tint"])  # checked before any work
+    look = stone_look(str(f["stones_style"]), np.random.default_rng([seed, 101]))
+
+    sx = 22.0 * (9 / 8 if size < 13 and f["board"] in ("fridge_white", "fridge_metal") else 1.0)
+    sy = sx * float(f["aspect"])
+    margin = float(f["margin_mm"])
+    thick = float(f["thickness_mm"])
+    hw = (size - 1) * sx / 2 + margin
+    gap = rng.uniform(20, 120)
+    offsets = (0.0,) if layers == 1 else (-(hw + gap / 2), hw + gap / 2)
+    layout = Layout(size, sx, sy, margin, margin * sy / sx, thick, offsets)
+
+    xy, black, spot = [], [], []
+    for layer, board_rows in enumerate(boards):
+        for r, row in enumerate(board_rows):
+            for c, tok in enumerate(row.split()):
+                if tok != ".":
+                    xy.append(layout.point(layer, r, c))
+                    black.append(tok == "B")
+                    spot.append(layer)
+    n_st = len(xy)
+    radius = np.full(n_st, look.width * sx / 2) * rng.uniform(0.985, 1.0, n_st)
+    pts = np.array(xy, dtype=np.float64).reshape(-1, 2)
+    pts = spread(pts, radius, np.full(n_st, float(f["nudge"])), rng, sx)
+    stones = Stones(
+        pts,
+        np.array(black, dtype=bool),
+        radius,
+        np.full(n_st, look.top) * rng.uniform(0.95, 1.05, n_st),
+        np.full(n_st, look.bottom) * rng.uniform(0.95, 1.05, n_st),
+        thick,
+    )
+
+    cam = _place_camera(f, layout, width, height)
+    ss = 2 if width * height <= 1_400_000 else 1
+    rays = cam.rays(ss)
+    hs, ws = rays.shape[:2]
+    d = rays.reshape(-1, 3).astype(np.float64)
+    o = cam.centre
+    npx = len(d)
+    kind = np.full(npx, ROOM, np.int8)
+    zbuf = np.full(npx, np.inf)
+    normal = np.zeros((npx, 3))
+    normal[:, 2] = 1.0
+    down = d[:, 2] < -1e-9
+    t_tab = np.where(down, -o[2] / np.where(down, d[:, 2], -1.0), np.inf)
+    kind[down] = TABLE
+    zbuf[down] = t_tab[down]
+    ex, ey = rng.uniform(500, 1100), rng.uniform(400, 800)
+    tcx, tcy = rng.uniform(-150, 150), rng.uniform(-150, 150)
+    which = np.zeros(npx, np.int8)  # the layer of a board hit
+    hd = layout.half[1]
+    for layer, x0 in enumerate(offsets):
+        t_top = np.where(down, (thick - o[2]) / np.where(down, d[:, 2], -1.0), np.inf)
+        px, py = o[0] + d[:, 0] * t_top, o[1] + d[:, 1] * t_top
+        on = down & (np.abs(px - x0) <= hw) & (np.abs(py) <= hd) & (t_top < zbuf)
+        kind[on], zbuf[on], which[on] = TOP, t_top[on], layer
+        for axis, lim, sign in ((0, x0 - hw, -1), (0, x0 + hw, 1), (1, -hd, -1), (1, hd, 1)):
+            if (o[axis] - lim) * sign <= 0:
+                continue  # a face turned away from the camera
+            dd = d[:, axis]
+            ok = np.abs(dd) > 1e-9
+            t = np.where(ok, (lim - o[axis]) / np.where(ok, dd, 1.0), np.inf)
+            p = o[None, :] + d * t[:, None]
+            other = 1 - axis
+            span = hw if other == 0 else hd
+            mid = x0 if other == 0 else 0.0
+            on = (
+                (t > 0)
+                & (t < zbuf)
+                & (np.abs(p[:, other] - mid) <= span)
+                & (p[:, 2] >= 0)
+                & (p[:, 2] <= thick)
+            )
+            kind[on], zbuf[on], which[on] = SIDE, t[on], layer
+            nrm = np.zeros(3)
+            nrm[axis] = sign
+            normal[on] = nrm
+    spix, st, sobj, snrm = hit_stones(cam, rays, stones, ss)
+    win = nearest(spix, st, zbuf)
+    stone_id = np.full(npx, -1, np.int64)
+    kind[spix[win]], stone_id[spix[win]], normal[spix[win]] = STONE, sobj[win], snrm[win]
+    hand: Hand | None = reach(layout, np.random.default_rng([seed, 102])) if f["hand"] else None
+    hand_id = np.full(npx, -1, np.int64)
+    if hand is not None:
+        hpix, ht, hobj, hnrm = hit_balls(cam, rays, hand.centres, hand.radii, ss)
+        win = nearest(hpix, ht, zbuf)
+        kind[hpix[win]], hand_id[hpix[win]], normal[hpix[win]] = HAND, hobj[win], hnrm[win]
+    # surfaces hit by nothing (rays going up) look at the far room
+    far = ~np.isfinite(zbuf)
+    zbuf[far] = 1e5
+    p = o[None, :] + d * zbuf[:, None]
+
+    # albedo and gloss per pixel
+    albedo = np.zeros((npx, 3))
+    spec = np.zeros(npx)
+    shine = np.full(npx, 10.0)
+    fp = zbuf / (cam.f * ss)  # a sub-pixel's footprint in mm, seen face on
+    m = kind == TABLE
+    in_table = m & (np.abs(p[:, 0] - tcx) <= ex) & (np.abs(p[:, 1] - tcy) <= ey)
+    kind[m & ~in_table] = ROOM
+    cloth, _ = cloth_texture(
+        str(f["cloth"]),
+        1200.0,
+        0.5 if width * height < 2e6 else 1.0,
+        np.random.default_rng([seed, 103]),
+    )
+    albedo[in_table] = cloth.sample(p[in_table, 0], p[in_table, 1])
+    spec[in_table] = 0.02
+    room = kind == ROOM
+    albedo[room] = linear((40, 45, 50)) * rng.uniform(0.5, 1.5)
+    ppm = float(np.clip(1.5 / np.median(fp[kind == TOP]) if (kind == TOP).any() else 2.0, 1.0, 6.0))
+    gloss = _GLOSS[str(f["board"])]
+    ink_col = (
+        linear((30, 30, 34))
+        if f["board"] not in ("paper",)
+        else linear(tuple(rng.choice([[30, 30, 34], [40, 60, 90], [90, 60, 40]])))
+    )
+    for layer in range(layers):
+        tex: Texture = board_texture(str(f["board"]), tint, layout, layer, ppm, rng)
+        m = (kind == TOP) & (which == layer)
+        base = tex.sample(p[m, 0], p[m, 1])
+        gx = (p[m, 0] - offsets[layer]) / sx + (size - 1) / 2
+        gy = (size - 1) / 2 - p[m, 1] / sy
+        cover = ink(gx, gy, size, float(f["line_mm"]), float(f["star_mm"]), sx, sy, fp[m])
+        albedo[m] = base * (1 - cover[:, None]) + ink_col[None, :] * cover[:, None]
+        spec[m], shine[m] = gloss
+        m = (kind == SIDE) & (which == layer)
+        side = tint * (0.75 if thick > 3 else 0.9)
+        albedo[m] = side[None, :] * (1 + 0.05 * np.sin(p[m, 2] * 1.3 + p[m, 0] * 0.05))[:, None]
+        spec[m] = gloss[0]
+    m = kind == STONE
+    sid = stone_id[m]
+    is_b = stones.black[sid]
+    albedo[m] = np.where(is_b[:, None], look.black[None, :], look.white[None, :])
+    var = rng.uniform(0.93, 1.07, (n_st, 3)) * rng.uniform(0.95, 1.05, (n_st, 1))
+    albedo[m] *= var[sid]
+    if look.stripes:
+        ang, ph = rng.uniform(0, np.pi, n_st), rng.uniform(0, 6.3, n_st)
+        local = p[m, :2] - stones.xy[sid]
+        albedo[m] *= np.where(is_b, 1.0, stripes(local, ang[sid], ph[sid]))[:, None]
+    spec[m] = np.where(is_b, look.spec[0], look.spec[1])
+    shine[m] = np.where(is_b, look.shine[0], look.shine[1])
+    if hand is not None:
+        m = kind == HAND
+        albedo[m] = hand.colours[hand_id[m]]
+        spec[m] = np.where(hand.sleeve[hand_id[m]], 0.0, 0.06)
+
+    # the lamp
+    lamp = _lamp(f, cam, layout, rng)
+    amb_col = float(f["ambient"]) * (
+        0.5 * lamp.colour / max(float(lamp.colour[1]), 1e-6)
+        + 0.5 * kelvin_bgr(rng.uniform(4500, 7000))
+    )
+    centre = np.array([0.0, 0.0, thick])
+    ldir = lamp.pos - centre
+    ldir /= np.linalg.norm(ldir)
+    pen = lamp.radius / float(np.linalg.norm(lamp.pos - centre))
+    lit = np.ones(npx)
+    occl = np.ones(npx)
+    half = float(np.abs(np.array(offsets)).max() + hw + 60)
+    if n_st:
+        levels = np.linspace(0.3, look.top + look.bottom, 5)
+        groups = []
+        for z in levels:
+            cen = np.column_stack([stones.xy, np.full(n_st, thick + z)])
+            groups.append((cen, stones.radius_at(float(z)), np.full(n_st, z), False))
+        smap = shadow_map(groups, z=thick, ldir=ldir, half=half, ppm=ppm, penumbra=pen * 1.5 + 0.02)
+        ao = shadow_map(
+            [
+                (
+                    np.column_stack([stones.xy, np.full(n_st, thick)]),
+                    stones.radius * 1.05,
+                    np.full(n_st, 2.5),
+                    False,
+                )
+            ],
+            z=thick,
+            ldir=np.array([0.0, 0.0, 1.0]),
+            half=half,
+            ppm=ppm,
+            penumbra=1.0,
+            depth=0.55,
+        )
+        m = kind == TOP
+        lit[m] = smap.at(p[m])
+        occl[m] = ao.at(p[m])
+    # the boards' shadow on the table
+    m = (kind == TABLE) & (ldir[2] > 0)
+    if m.any():
+        reach_s = thick / ldir[2]
+        qx, qy = p[m, 0] + reach_s * ldir[0], p[m, 1] + reach_s * ldir[1]
+        soft = max(pen * thick, 0.5)
+        shade_t = np.zeros(int(m.sum()))
+        for x0 in offsets:
+            inside = np.minimum(hw - np.abs(qx - x0), hd - np.abs(qy))
+            shade_t = np.maximum(shade_t, np.clip(inside / soft + 0.5, 0, 1))
+        lit[m] = 1 - shade_t
+        occl[m] *= 1 - 0.35 * shade_t * min(1.0, thick / 20)
+    if hand is not None:
+        heights = hand.centres[:, 2] - thick
+        hmap = shadow_map(
+            [(hand.centres, hand.radii, heights, True)],
+            z=thick,
+            ldir=ldir,
+            half=half + 900,
+            ppm=0.5,
+            penumbra=pen + 0.02,
+        )
+        m = kind != HAND
+        lit[m] *= hmap.at(p[m])
+        amb = shadow_map(
+            [(hand.centres, hand.radii * 1.2, heights, True)],
+            z=thick,
+            ldir=np.array([0.0, 0.0, 1.0]),
+            half=half + 900,
+            ppm=0.5,
+            penumbra=0.6,
+            depth=0.6,
+        )
+        occl[m] *= amb.at(p[m])
+    rad = shade(p, normal, -d, albedo, spec, shine, lamp, amb_col, lit, occl)
+    rad[room] *= 0.6
+    radiance = np.asarray(
+        cv2.resize(
+            rad.reshape(hs, ws, 3).astype(np.float32), (width, height), interpolation=cv2.INTER_AREA
+        ),
+        np.float32,
+    )
+    on_board = (
+        cv2.resize(
+            np.isin(kind, (TOP, STONE)).reshape(hs, ws).astype(np.float32),
+            (width, height),
+            interpolation=cv2.INTER_AREA,
+        )
+        > 0.5
+    )
+    hand_mask = cv2.resize(
+        (kind == HAND).reshape(hs, ws).astype(np.float32),
+        (width, height),
+        interpolation=cv2.INTER_AREA,
+    )
+
+    scale = width / 640
+    image = develop(
+        radiance,
+        np.random.default_rng([seed, 104]),
+        exposure=float(f["exposure"]),
+        white_balance=float(f["white_balance"]),
+        contrast=float(f["contrast"]),
+        vignette=float(f["vignette"]),
+        blur_px=float(f["blur_px"]) * scale,
+        motion_px=float(f["motion_px"]) * scale,
+        noise=float(f["noise"]),
+        jpeg=int(f["jpeg"]),
+        meter=on_board,
+    )
+
+    corners, rows, hidden = [], [], set()
+    for layer in range(layers):
+        quad, k = _ordered(cam, layout, layer)
+        corners.append(quad)
+        grid = np.array([r.split() for r in boards[layer]])
+        rows.append(tuple(" ".join(r) for r in np.rot90(grid, k)))
+        for i in _hidden(cam, layout, layer, k, hand_mask, look.top + look.bottom):
+            hidden.add(layer * size * size + i)
+    factors: dict[str, str | float | int | bool] = dict(f)
+    factors.update(
+        size=size,
+        layers=layers,
+        stones=n_st,
+        position=source,
+        move=move,
+        width=width,
+        height=height,
+        light_rgb=_rgb(lamp.colour),
+        hidden=len(hidden),
+    )
+    return SceneImage(image, size, corners, rows, frozenset(hidden), factors)
+
+
+def _rgb(c: F64) -> str:
+    s = np.clip((c / max(float(c.max()), 1e-9)) ** (1 / 2.2) * 255, 0, 255).astype(int)
+    return f"#{s[2]:02x}{s[1]:02x}{s[0]:02x}"
+
+
+def _lamp(f: dict[str, Value], cam: Camera, layout: Layout, rng: np.random.Generator) -> Lamp:
+    """The one lamp, placed for the drawn kind of light, coloured by temperature and tint."""
+    colour = kelvin_bgr(float(f["light_kelvin"])) * np.array(TINTS[str(f["light_colour"])])
+    colour = colour / float(colour @ np.array([0.114, 0.587, 0.299]))
+    kind = str(f["light"])
+    ang = rng.uniform(0, 2 * np.pi)
+    horiz = np.array([np.cos(ang), np.sin(ang), 0.0])
+    hw, hd = layout.half
+    if kind == "even":
+        pos = horiz * rng.uniform(0, 400) + [0, 0, rng.uniform(1800, 2600)]
+        return Lamp(pos, colour, rng.uniform(200, 450))
+    if kind == "uneven":
+        pos = horiz * rng.uniform(500, 1100) + [0, 0, rng.uniform(500, 1100)]
+        return Lamp(pos, colour, rng.uniform(60, 200))
+    if kind == "spot":
+        pos = horiz * rng.uniform(0, 600) + [0, 0, rng.uniform(900, 1500)]
+        aim = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
+        axis = aim - pos
+        return Lamp(
+            pos, colour, rng.uniform(20, 60), axis / np.linalg.norm(axis), rng.uniform(18, 35)
+        )
+    q = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
+    v = cam.centre - q
+    r = np.array([-v[0], -v[1], v[2]])  # the mirror direction: the lamp shows in the board
+    pos = q + r / np.linalg.norm(r) * rng.uniform(900, 2000)
+    if np.linalg.norm(pos[:2] - cam.centre[:2]) < 80:  # not inside the camera
+        pos[:2] += horiz[:2] * 120
+    return Lamp(pos, colour, rng.uniform(40, 160))
+
+
+def _ordered(cam: Camera, layout: Layout, layer: int) -> tuple[F64, int]:
+    """The layer's corner intersections in the image, ordered as the board finder orders
+    them, and how many quarter turns the board's own TL corner moved (to turn the labels)."""
+    own = cam.project(layout.corner_points(layer))
+    quad = np.asarray(order_corners(own), dtype=np.float64)
+    k = int(np.argmin(np.linalg.norm(own - quad[0], axis=1)))
+    if not np.allclose(np.roll(own, -k, axis=0), quad):
+        raise VisionError("corners do not follow the board round (mirrored view?)")
+    return quad, k
+
+
+def _hidden(
+    cam: Camera, layout: Layout, layer: int, k: int, mask: NDArray[np.float32], lift: float
+) -> list[int]:
+    """Spots (row-major, in the turned labels' order) whose stone area the hand covers by at
+    least a fifth: the reader cannot be held to those."""
+    n = layout.size
+    rr, cc = np.mgrid[0:n, 0:n].astype(np.float64)
+    own = layout.point(layer, rr, cc)  # (n, n, 2) in the board's own order
+    turned = np.rot90(own, k)
+    ring = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    offs = np.concatenate(
+        [[[0.0, 0.0]], 0.42 * layout.sx * np.column_stack([np.cos(ring), np.sin(ring)])]
+    )
+    out = []
+    h, w = mask.shape
+    for i, (x, y) in enumerate(turned.reshape(-1, 2)):
+        pts = np.column_stack(
+            [x + offs[:, 0], y + offs[:, 1], np.full(len(offs), layout.thick + lift / 2)]
+        )
+        uv = np.rint(cam.project(pts)).astype(int)
+        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        cov = mask[uv[ok, 1], uv[ok, 0]] > 0.5
+        if cov.sum() >= 0.2 * len(offs):
+            out.append(i)
+    return out

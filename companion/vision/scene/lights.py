@@ -1,0 +1,179 @@
+"""Light in a board scene: lamp colour from a colour temperature and tint, placement for even,
+uneven, spot and glaring light, Lambert + Blinn-Phong shading, and soft projected shadows.
+
+Shadows are projected along the lamp's direction onto a horizontal plane (a shadow map in
+millimetres) and blurred by the penumbra a lamp of that size casts: cheap, and soft where
+real shadows are soft (a hand high above the board) and crisp where they are crisp (a stone's
+foot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.scene.materials import lookup
+
+F64 = NDArray[np.float64]
+F32 = NDArray[np.float32]
+
+TINTS: dict[str, tuple[float, float, float]] = {  # linear BGR multipliers on the lamp colour
+    "white": (1.0, 1.0, 1.0),
+    "warm": (1.0, 1.0, 1.0),  # the colour comes from a low colour temperature
+    "cool": (1.0, 1.0, 1.0),
+    "green": (0.75, 1.25, 0.7),
+    "magenta": (1.2, 0.7, 1.2),
+    "blue": (1.4, 0.95, 0.6),
+    "orange": (0.45, 0.9, 1.35),
+    "red": (0.6, 0.65, 1.5),
+}
+
+
+def kelvin_bgr(kelvin: float) -> F64:
+    """Linear BGR of a black body at ``kelvin`` (Tanner Helland's fit), green channel = 1."""
+    t = kelvin / 100.0
+    if t <= 66:
+        r = 255.0
+        g = 99.4708025861 * np.log(t) - 161.1195681661
+        b = 0.0 if t <= 19 else 138.5177312231 * np.log(t - 10) - 305.0447927307
+    else:
+        r = 329.698727446 * (t - 60) ** -0.1332047592
+        g = 288.1221695283 * (t - 60) ** -0.0755148492
+        b = 255.0
+    srgb = np.clip(np.array([b, g, r]), 1, 255) / 255.0
+    lin = srgb**2.2
+    return np.asarray(lin / lin[1], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Lamp:
+    """A round lamp: position, linear colour (its brightness at the board's centre), radius;
+    a spot lamp also has an axis and a cone half-angle (degrees)."""
+
+    pos: F64
+    colour: F64
+    radius: float
+    axis: F64 | None = None
+    cone_deg: float = 180.0
+
+    def towards(self, p: F64) -> tuple[F64, F64]:
+        """Unit directions from points (N, 3) to the lamp and the irradiance factor there
+        (inverse square, relative to the board's centre at the origin, times the spot cone)."""
+        d = self.pos[None, :] - p
+        dist2 = np.einsum("ij,ij->i", d, d)
+        ldir = d / np.sqrt(dist2)[:, None]
+        gain = float(self.pos @ self.pos) / dist2
+        if self.axis is not None:
+            cosang = -(ldir @ self.axis)
+            c0 = np.cos(np.radians(self.cone_deg))
+            c1 = np.cos(np.radians(self.cone_deg * 0.55))
+            gain = gain * (0.08 + 0.92 * np.clip((cosang - c0) / (c1 - c0), 0, 1) ** 2)
+        return ldir, gain
+
+
+def shade(
+    p: F64,
+    n: F64,
+    view: F64,
+    albedo: F64,
+    spec: F64,
+    shine: F64,
+    lamp: Lamp,
+    ambient: F64,
+    lit: F64,
+    occl: F64,
+) -> F64:
+    """Outgoing linear radiance (N, 3): ambient (times ``occl``) plus the lamp's Lambert and
+    Blinn-Phong terms (times ``lit``, 0 in full shadow).
+
+    A lamp of some size blurs a glossy highlight: the shininess is capped by the lamp's
+    angular size seen from the point, and the highlight is normalised so that a broad one
+    is dimmer, as an area light's reflection is.
+    """
+    ldir, gain = lamp.towards(p)
+    dist = np.linalg.norm(lamp.pos[None, :] - p, axis=1)
+    cap = 2.0 / np.maximum(lamp.radius / dist, 1e-3) ** 2
+    shine = shine * cap / (shine + cap)
+    ndl = np.clip(np.einsum("ij,ij->i", n, ldir), 0, None)
+    h = ldir + view
+    h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), 1e-9)
+    ndh = np.clip(np.einsum("ij,ij->i", n, h), 0, None)
+    glint = spec * (shine + 8) / 8 * ndh**shine * (ndl > 0)
+    direct = (lit * gain)[:, None] * lamp.colour[None, :]
+    out: F64 = (
+        albedo * (ambient[None, :] * occl[:, None] + direct * ndl[:, None])
+        + direct * glint[:, None]
+    )
+    return out
+
+
+@dataclass(frozen=True)
+class ShadowMap:
+    """How much of the lamp each point of a horizontal plane at height ``z`` sees (1 = all),
+    after projecting occluders along ``ldir``; ``origin`` is the world (x, y) of pixel (0, 0)."""
+
+    lit: F32
+    origin: tuple[float, float]
+    ppm: float
+    z: float
+    ldir: F64
+
+    def at(self, p: F64) -> F64:
+        """Light share at world points (N, 3), each carried along the lamp's direction to z."""
+        if len(p) == 0:
+            return np.zeros(0)
+        s = (self.z - p[:, 2]) / self.ldir[2]
+        x = p[:, 0] + s * self.ldir[0]
+        y = p[:, 1] + s * self.ldir[1]
+        u = (x - self.origin[0]) * self.ppm
+        v = (self.origin[1] - y) * self.ppm
+        return lookup(self.lit, u, v, border=1.0)
+
+
+def shadow_map(
+    discs: list[tuple[F64, F64, F64, bool]],
+    *,
+    z: float,
+    ldir: F64,
+    half: float,
+    ppm: float,
+    penumbra: float,
+    depth: float = 1.0,
+) -> ShadowMap:
+    """Occluders projected along ``ldir`` onto the plane ``z``, ``half`` mm each side of the
+    origin. Each item of ``discs`` is a group: centres (N, 3), radii (N,), heights above ``z``
+    (their median sets the group's penumbra) and whether they are balls (whose shadow
+    stretches along the lamp) rather than horizontal discs (whose shadow does not). ``depth``
+    is how dark a full shadow is (1 = no direct light at all)."""
+    n = int(2 * half * ppm) + 1
+    dark = np.zeros((n, n), np.float32)
+    for centres, radii, heights, balls in discs:
+        layer = np.zeros((n, n), np.float32)
+        s = (z - centres[:, 2]) / ldir[2]
+        x = centres[:, 0] + s * ldir[0]
+        y = centres[:, 1] + s * ldir[1]
+        stretch = 1.0 / max(abs(ldir[2]), 0.2) if balls else 1.0
+        ang = float(np.degrees(np.arctan2(-ldir[1], ldir[0])))
+        for xi, yi, ri in zip((x + half) * ppm, (half - y) * ppm, radii * ppm, strict=True):
+            if ri <= 0:
+                continue
+            cv2.ellipse(
+                layer,
+                (int(xi * 16), int(yi * 16)),
+                (int(ri * 16 * stretch), int(ri * 16)),
+                ang,
+                0,
+                360,
+                (1.0,),
+                -1,
+                cv2.LINE_AA,
+                4,
+            )
+        blur = penumbra * float(np.median(heights)) * ppm if len(heights) else 0.0
+        if blur > 0.3:
+            layer = np.asarray(cv2.GaussianBlur(layer, (0, 0), blur), np.float32)
+        dark = np.maximum(dark, layer)
+    return ShadowMap(1.0 - depth * np.clip(dark, 0, 1), (-half, half), ppm, z, ldir)
