@@ -226,45 +226,45 @@ def render_scene(
     ss = 2 if width * height <= 1_400_000 else 1
     rays = cam.rays(ss)
     hs, ws = rays.shape[:2]
-    d = rays.reshape(-1, 3).astype(np.float64)
+    d = rays.reshape(-1, 3)  # float32: every sub-pixel of the frame
     o = cam.centre
     npx = len(d)
     kind = np.full(npx, ROOM, np.int8)
     zbuf = np.full(npx, np.inf)
-    normal = np.zeros((npx, 3))
+    normal = np.zeros((npx, 3), np.float32)
     normal[:, 2] = 1.0
-    down = d[:, 2] < -1e-9
-    t_tab = np.where(down, -o[2] / np.where(down, d[:, 2], -1.0), np.inf)
+    dz = d[:, 2]
+    down = dz < -1e-9
+    safe_dz = np.where(down, dz, np.float32(-1.0))
     kind[down] = TABLE
-    zbuf[down] = t_tab[down]
+    zbuf[down] = (-o[2] / safe_dz)[down]
     ex, ey = rng.uniform(500, 1100), rng.uniform(400, 800)
     tcx, tcy = rng.uniform(-150, 150), rng.uniform(-150, 150)
     which = np.zeros(npx, np.int8)  # the layer of a board hit
     hd = layout.half[1]
+    t_top = np.where(down, (thick - o[2]) / safe_dz, np.inf)
+    top_x, top_y = o[0] + d[:, 0] * t_top, o[1] + d[:, 1] * t_top
     for layer, x0 in enumerate(offsets):
-        t_top = np.where(down, (thick - o[2]) / np.where(down, d[:, 2], -1.0), np.inf)
-        px, py = o[0] + d[:, 0] * t_top, o[1] + d[:, 1] * t_top
-        on = down & (np.abs(px - x0) <= hw) & (np.abs(py) <= hd) & (t_top < zbuf)
+        on = down & (np.abs(top_x - x0) <= hw) & (np.abs(top_y) <= hd) & (t_top < zbuf)
         kind[on], zbuf[on], which[on] = TOP, t_top[on], layer
         for axis, lim, sign in ((0, x0 - hw, -1), (0, x0 + hw, 1), (1, -hd, -1), (1, hd, 1)):
             if (o[axis] - lim) * sign <= 0:
                 continue  # a face turned away from the camera
             dd = d[:, axis]
             ok = np.abs(dd) > 1e-9
-            t = np.where(ok, (lim - o[axis]) / np.where(ok, dd, 1.0), np.inf)
-            p = o[None, :] + d * t[:, None]
+            t = np.where(ok, (lim - o[axis]) / np.where(ok, dd, np.float32(1.0)), np.inf)
             other = 1 - axis
-            span = hw if other == 0 else hd
-            mid = x0 if other == 0 else 0.0
+            along = o[other] + d[:, other] * t - (x0 if other == 0 else 0.0)
+            hz = o[2] + dz * t
             on = (
                 (t > 0)
                 & (t < zbuf)
-                & (np.abs(p[:, other] - mid) <= span)
-                & (p[:, 2] >= 0)
-                & (p[:, 2] <= thick)
+                & (np.abs(along) <= (hw if other == 0 else hd))
+                & (hz >= 0)
+                & (hz <= thick)
             )
             kind[on], zbuf[on], which[on] = SIDE, t[on], layer
-            nrm = np.zeros(3)
+            nrm = np.zeros(3, np.float32)
             nrm[axis] = sign
             normal[on] = nrm
     spix, st, sobj, snrm = hit_stones(cam, rays, stones, ss)
@@ -280,12 +280,12 @@ def render_scene(
     # surfaces hit by nothing (rays going up) look at the far room
     far = ~np.isfinite(zbuf)
     zbuf[far] = 1e5
-    p = o[None, :] + d * zbuf[:, None]
+    p = o.astype(np.float32)[None, :] + d * zbuf.astype(np.float32)[:, None]
 
     # albedo and gloss per pixel
-    albedo = np.zeros((npx, 3))
-    spec = np.zeros(npx)
-    shine = np.full(npx, 10.0)
+    albedo = np.zeros((npx, 3), np.float32)
+    spec = np.zeros(npx, np.float32)
+    shine = np.full(npx, 10.0, np.float32)
     fp = zbuf / (cam.f * ss)  # a sub-pixel's footprint in mm, seen face on
     m = kind == TABLE
     in_table = m & (np.abs(p[:, 0] - tcx) <= ex) & (np.abs(p[:, 1] - tcy) <= ey)
@@ -300,7 +300,9 @@ def render_scene(
     spec[in_table] = 0.02
     room = kind == ROOM
     albedo[room] = linear((40, 45, 50)) * rng.uniform(0.5, 1.5)
-    ppm = float(np.clip(1.5 / np.median(fp[kind == TOP]) if (kind == TOP).any() else 2.0, 1.0, 6.0))
+    top = kind == TOP
+    ppm = float(np.clip(1.0 / np.median(fp[top]) if top.any() else 1.0, 0.5, 4.0))
+    sppm = min(ppm, 2.0)  # shadows are soft: a coarser map does
     gloss = _GLOSS[str(f["board"])]
     ink_col = (
         linear((30, 30, 34))
@@ -347,16 +349,23 @@ def render_scene(
     ldir = lamp.pos - centre
     ldir /= np.linalg.norm(ldir)
     pen = lamp.radius / float(np.linalg.norm(lamp.pos - centre))
-    lit = np.ones(npx)
-    occl = np.ones(npx)
+    lit = np.ones(npx, np.float32)
+    occl = np.ones(npx, np.float32)
     half = float(np.abs(np.array(offsets)).max() + hw + 60)
     if n_st:
         levels = np.linspace(0.3, look.top + look.bottom, 5)
-        groups = []
-        for z in levels:
-            cen = np.column_stack([stones.xy, np.full(n_st, thick + z)])
-            groups.append((cen, stones.radius_at(float(z)), np.full(n_st, z), False))
-        smap = shadow_map(groups, z=thick, ldir=ldir, half=half, ppm=ppm, penumbra=pen * 1.5 + 0.02)
+        cen = np.concatenate(
+            [np.column_stack([stones.xy, np.full(n_st, thick + z)]) for z in levels]
+        )
+        rad_z = np.concatenate([stones.radius_at(float(z)) for z in levels])
+        smap = shadow_map(
+            [(cen, rad_z, np.repeat(levels, n_st), False)],
+            z=thick,
+            ldir=ldir,
+            half=half,
+            ppm=sppm,
+            penumbra=pen * 1.5 + 0.02,
+        )
         ao = shadow_map(
             [
                 (
@@ -369,7 +378,7 @@ def render_scene(
             z=thick,
             ldir=np.array([0.0, 0.0, 1.0]),
             half=half,
-            ppm=ppm,
+            ppm=sppm,
             penumbra=1.0,
             depth=0.55,
         )

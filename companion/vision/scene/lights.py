@@ -59,54 +59,52 @@ class Lamp:
     axis: F64 | None = None
     cone_deg: float = 180.0
 
-    def towards(self, p: F64) -> tuple[F64, F64]:
-        """Unit directions from points (N, 3) to the lamp and the irradiance factor there
-        (inverse square, relative to the board's centre at the origin, times the spot cone)."""
-        d = self.pos[None, :] - p
-        dist2 = np.einsum("ij,ij->i", d, d)
-        ldir = d / np.sqrt(dist2)[:, None]
-        gain = float(self.pos @ self.pos) / dist2
-        if self.axis is not None:
-            cosang = -(ldir @ self.axis)
-            c0 = np.cos(np.radians(self.cone_deg))
-            c1 = np.cos(np.radians(self.cone_deg * 0.55))
-            gain = gain * (0.08 + 0.92 * np.clip((cosang - c0) / (c1 - c0), 0, 1) ** 2)
-        return ldir, gain
-
 
 def shade(
-    p: F64,
-    n: F64,
-    view: F64,
-    albedo: F64,
-    spec: F64,
-    shine: F64,
+    p: F32,
+    n: F32,
+    view: F32,
+    albedo: F32,
+    spec: F32,
+    shine: F32,
     lamp: Lamp,
     ambient: F64,
-    lit: F64,
-    occl: F64,
-) -> F64:
+    lit: F32,
+    occl: F32,
+) -> F32:
     """Outgoing linear radiance (N, 3): ambient (times ``occl``) plus the lamp's Lambert and
-    Blinn-Phong terms (times ``lit``, 0 in full shadow).
+    Blinn-Phong terms (times ``lit``, 0 in full shadow). Single precision: it runs on every
+    sub-pixel of the frame.
 
     A lamp of some size blurs a glossy highlight: the shininess is capped by the lamp's
     angular size seen from the point, and the highlight is normalised so that a broad one
     is dimmer, as an area light's reflection is.
     """
-    ldir, gain = lamp.towards(p)
-    dist = np.linalg.norm(lamp.pos[None, :] - p, axis=1)
-    cap = 2.0 / np.maximum(lamp.radius / dist, 1e-3) ** 2
-    shine = shine * cap / (shine + cap)
+    pos = lamp.pos.astype(np.float32)
+    colour = lamp.colour.astype(np.float32)
+    d = pos[None, :] - p
+    dist = np.sqrt(np.einsum("ij,ij->i", d, d))
+    ldir = d / dist[:, None]
+    gain = np.float32(pos @ pos) / (dist * dist)
+    if lamp.axis is not None:
+        cosang = -(ldir @ lamp.axis.astype(np.float32))
+        c0 = np.float32(np.cos(np.radians(lamp.cone_deg)))
+        c1 = np.float32(np.cos(np.radians(lamp.cone_deg * 0.55)))
+        gain *= 0.08 + 0.92 * np.clip((cosang - c0) / (c1 - c0), 0, 1) ** 2
     ndl = np.clip(np.einsum("ij,ij->i", n, ldir), 0, None)
-    h = ldir + view
-    h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), 1e-9)
-    ndh = np.clip(np.einsum("ij,ij->i", n, h), 0, None)
-    glint = spec * (shine + 8) / 8 * ndh**shine * (ndl > 0)
-    direct = (lit * gain)[:, None] * lamp.colour[None, :]
-    out: F64 = (
-        albedo * (ambient[None, :] * occl[:, None] + direct * ndl[:, None])
-        + direct * glint[:, None]
+    direct = lit * gain
+    out: F32 = albedo * (
+        ambient.astype(np.float32)[None, :] * occl[:, None] + (direct * ndl)[:, None] * colour
     )
+    g = np.flatnonzero((spec > 0) & (ndl > 0) & (direct > 0))
+    if len(g):
+        h = ldir[g] + view[g]
+        h /= np.sqrt(np.einsum("ij,ij->i", h, h))[:, None] + np.float32(1e-9)
+        ndh = np.clip(np.einsum("ij,ij->i", n[g], h), 0, 1)
+        cap = 2.0 / np.maximum(np.float32(lamp.radius) / dist[g], np.float32(1e-3)) ** 2
+        sh = shine[g] * cap / (shine[g] + cap)
+        glint = spec[g] * (sh + 8) / 8 * ndh**sh
+        out[g] += (direct[g] * glint)[:, None] * colour
     return out
 
 
