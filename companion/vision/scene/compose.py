@@ -21,7 +21,14 @@ from companion.vision.scene import positions
 from companion.vision.scene.camera import Camera, look_at
 from companion.vision.scene.degrade import develop
 from companion.vision.scene.factors import Value, draw_factors
-from companion.vision.scene.geometry import Layout, Stones, hit_balls, hit_stones, nearest, spread
+from companion.vision.scene.geometry import (
+    Layout,
+    Stones,
+    hit_capsules,
+    hit_stones,
+    nearest,
+    spread,
+)
 from companion.vision.scene.hand import Hand, reach
 from companion.vision.scene.lights import TINTS, Lamp, kelvin_bgr, shade, shadow_map
 from companion.vision.scene.materials import (
@@ -274,7 +281,7 @@ def render_scene(
     hand: Hand | None = reach(layout, np.random.default_rng([seed, 102])) if f["hand"] else None
     hand_id = np.full(npx, -1, np.int64)
     if hand is not None:
-        hpix, ht, hobj, hnrm = hit_balls(cam, rays, hand.centres, hand.radii, ss)
+        hpix, ht, hobj, hnrm = hit_capsules(cam, rays, hand.a, hand.b, hand.radii, ss)
         win = nearest(hpix, ht, zbuf)
         kind[hpix[win]], hand_id[hpix[win]], normal[hpix[win]] = HAND, hobj[win], hnrm[win]
     # surfaces hit by nothing (rays going up) look at the far room
@@ -398,9 +405,10 @@ def render_scene(
         lit[m] = 1 - shade_t
         occl[m] *= 1 - 0.35 * shade_t * min(1.0, thick / 20)
     if hand is not None:
-        heights = hand.centres[:, 2] - thick
+        hc, hr = hand.balls()
+        heights = hc[:, 2] - thick
         hmap = shadow_map(
-            [(hand.centres, hand.radii, heights, True)],
+            [(hc, hr, heights, True)],
             z=thick,
             ldir=ldir,
             half=half + 900,
@@ -410,7 +418,7 @@ def render_scene(
         m = kind != HAND
         lit[m] *= hmap.at(p[m])
         amb = shadow_map(
-            [(hand.centres, hand.radii * 1.2, heights, True)],
+            [(hc, hr * 1.2, heights, True)],
             z=thick,
             ldir=np.array([0.0, 0.0, 1.0]),
             half=half + 900,

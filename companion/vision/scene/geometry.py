@@ -2,7 +2,7 @@
 
 A stone is the intersection of two balls (a biconvex lens): a top cap ``top`` mm high over a
 bottom cap ``bottom`` mm high, ``2 * radius`` wide, resting on the board. The same intersection
-code serves flat magnetic discs (two shallow caps) and, as a union of balls, the hand. Every
+code serves flat magnetic discs (two shallow caps); the hand is made of capsules. Every
 solid is hit only by the rays of its own screen bounding box, so a full 19x19 board costs a few
 hundred thousand ray tests instead of one per pixel per stone.
 """
@@ -149,18 +149,50 @@ def hit_stones(
     return pix, t_in, obj, (p - cen) / rad[:, None]
 
 
-def hit_balls(
-    cam: Camera, rays: NDArray[np.float32], centres: F64, radii: F64, ss: int
+def hit_capsules(
+    cam: Camera, rays: NDArray[np.float32], a: F64, b: F64, radii: F64, ss: int
 ) -> tuple[I64, F64, I64, F64]:
-    """Rays meeting a union of balls (the hand): pixel index, distance, ball index, normal."""
-    lo, hi = centres - radii[:, None], centres + radii[:, None]
+    """Rays meeting capsules (segments ``a``-``b`` swept by a ball of ``radii``): pixel
+    index, distance, capsule index and unit normal. One solid per limb keeps the ray tests
+    to about the limb's screen area (a chain of balls would test each overlap again)."""
+    lo = np.minimum(a, b) - radii[:, None]
+    hi = np.maximum(a, b) + radii[:, None]
     pix, obj = bbox_pairs(cam, lo, hi, ss)
-    d = rays.reshape(-1, 3)[pix].astype(np.float64)
-    tn, _, ok = ball_hits(cam.centre, d, centres[obj], radii[obj])
-    ok &= tn > 0
-    pix, obj, d, tn = pix[ok], obj[ok], d[ok], tn[ok]
-    p = cam.centre[None, :] + d * tn[:, None]
-    return pix, tn, obj, (p - centres[obj]) / radii[obj][:, None]
+    rd = rays.reshape(-1, 3)[pix].astype(np.float64)
+    pa, pb, r = a[obj], b[obj], radii[obj]
+    ba = pb - pa
+    oa = cam.centre[None, :] - pa
+    baba = np.einsum("ij,ij->i", ba, ba)
+    bard = np.einsum("ij,ij->i", ba, rd)
+    baoa = np.einsum("ij,ij->i", ba, oa)
+    rdoa = np.einsum("ij,ij->i", rd, oa)
+    oaoa = np.einsum("ij,ij->i", oa, oa)
+    qa = baba - bard * bard
+    qb = baba * rdoa - baoa * bard
+    qc = baba * oaoa - baoa * baoa - r * r * baba
+    h = qb * qb - qa * qc
+    t = np.full(len(pix), np.inf)
+    ok = (h >= 0) & (qa > 1e-12)
+    tb = np.where(ok, (-qb - np.sqrt(np.where(ok, h, 0.0))) / np.where(ok, qa, 1.0), np.inf)
+    y = baoa + tb * bard
+    body = ok & (y > 0) & (y < baba)
+    t[body] = tb[body]
+    # the rounded ends: the ball at whichever end the ray's infinite-cylinder hit lies past
+    cap_c = np.where((y <= 0)[:, None], pa, pb)
+    tn, _, hit = ball_hits(cam.centre, rd, cap_c, r)
+    ends = ~body & hit
+    t[ends] = tn[ends]
+    keep = np.isfinite(t) & (t > 0)
+    pix, obj, rd, t = pix[keep], obj[keep], rd[keep], t[keep]
+    pa, ba, r = pa[keep], ba[keep], r[keep]
+    pt = cam.centre[None, :] + rd * t[:, None]
+    along = np.clip(
+        np.einsum("ij,ij->i", pt - pa, ba) / np.maximum(np.einsum("ij,ij->i", ba, ba), 1e-12),
+        0,
+        1,
+    )
+    nrm = (pt - pa - ba * along[:, None]) / r[:, None]
+    return pix, t, obj, nrm
 
 
 def nearest(pix: I64, t: F64, zbuf: NDArray[np.float64]) -> NDArray[np.bool_]:
