@@ -34,7 +34,7 @@ def command(count: int, seed: int, size: str, width: int, height: int, full: boo
         for i in bar:
             extra: dict[str, object] = {}
             if full:
-                rows, _ = playout(n, 1, np.random.default_rng([seed + i, 7]))
+                rows, _ = playout(n, 1, np.random.default_rng([seed + i, 7]), to_end=True)
                 extra["position"] = rows[0]
             c0, w0 = time.process_time(), time.perf_counter()
             scene = render_scene(seed + i, size=n, width=width, height=height, **extra)

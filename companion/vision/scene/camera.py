@@ -44,18 +44,21 @@ class Camera:
         Sub-pixel k of ``ss`` sits at ``(k + 0.5) / ss - 0.5`` so that averaging ss x ss blocks
         gives pixels centred on integer coordinates, as OpenCV counts them.
         """
-        us = (np.arange(self.width * ss, dtype=np.float64) + 0.5) / ss - 0.5
-        vs = (np.arange(self.height * ss, dtype=np.float64) + 0.5) / ss - 0.5
-        xd = ((us - self.cx) / self.f)[None, :]
-        yd = ((vs - self.cy) / self.f)[:, None]
-        xd, yd = np.broadcast_arrays(xd, yd)
-        xu, yu = xd.copy(), yd.copy()
-        for _ in range(6):  # invert x_d = x_u (1 + k1 r_u^2) by fixed-point steps
-            k = 1.0 + self.k1 * (xu * xu + yu * yu)
-            xu, yu = xd / k, yd / k
-        d = np.stack([xu, yu, np.ones_like(xu)], axis=-1) @ self.rot
-        d /= np.linalg.norm(d, axis=-1, keepdims=True)
-        out: NDArray[np.float32] = d.astype(np.float32)
+        us = ((np.arange(self.width * ss, dtype=np.float64) + 0.5) / ss - 0.5 - self.cx) / self.f
+        vs = ((np.arange(self.height * ss, dtype=np.float64) + 0.5) / ss - 0.5 - self.cy) / self.f
+        xd = np.broadcast_to(us.astype(np.float32)[None, :], (len(vs), len(us)))
+        yd = np.broadcast_to(vs.astype(np.float32)[:, None], (len(vs), len(us)))
+        xu, yu = xd, yd
+        if self.k1:
+            for _ in range(5):  # invert x_d = x_u (1 + k1 r_u^2) by fixed-point steps
+                k = 1.0 + np.float32(self.k1) * (xu * xu + yu * yu)
+                xu, yu = xd / k, yd / k
+        rot = self.rot.astype(np.float32)
+        d = np.empty((len(vs), len(us), 3), np.float32)
+        for i in range(3):  # world direction = x * right + y * down + forward, then unit
+            d[..., i] = xu * rot[0, i] + yu * rot[1, i] + rot[2, i]
+        d /= np.sqrt(np.einsum("ijk,ijk->ij", d, d))[..., None]
+        out: NDArray[np.float32] = d
         return out
 
 

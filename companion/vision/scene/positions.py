@@ -72,13 +72,18 @@ def _rows_of(board: boards.Board, size: int) -> tuple[str, ...]:
     )
 
 
-def playout(size: int, layers: int, rng: np.random.Generator) -> tuple[Rows, int]:
-    """A random stage of a random legal game (on the stacked topology for two layers)."""
+def playout(
+    size: int, layers: int, rng: np.random.Generator, *, to_end: bool = False
+) -> tuple[Rows, int]:
+    """A random stage of a random legal game (on the stacked topology for two layers), or
+    its end with ``to_end`` (a crowded board: random games fill all but their eyes)."""
     topo = stacked(layers, size) if layers > 1 else grid(size)
     game = GoGame(topo)
     prng = random.Random(int(rng.integers(0, 2**31)))
     empties = list(range(len(topo)))
     total = int(rng.integers(0, int(len(topo) * 1.1) + 1))
+    if to_end:
+        total = 8 * len(topo)
     made = 0
     while made < total and not game.over:
         random_move(game, prng, empties)
