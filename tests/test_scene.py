@@ -187,3 +187,54 @@ def test_positions_from_real_games_when_present() -> None:
     assert scene.factors["position"] == expected
     assert scene.factors["stones"] == sum(t != "." for t in scene.tokens)
     assert render_scene(9, size=13, **SMALL).factors["position"] == "playout"
+
+
+def _chains_breathe(rows: tuple[str, ...]) -> bool:
+    """Every chain of stones has a liberty (captures were taken off as the game went)."""
+    grid = [r.split() for r in rows]
+    n = len(grid)
+    seen: set[tuple[int, int]] = set()
+    for r0 in range(n):
+        for c0 in range(n):
+            if grid[r0][c0] == "." or (r0, c0) in seen:
+                continue
+            stack, free = [(r0, c0)], False
+            seen.add((r0, c0))
+            while stack:
+                r, c = stack.pop()
+                for rr, cc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                    if 0 <= rr < n and 0 <= cc < n:
+                        if grid[rr][cc] == ".":
+                            free = True
+                        elif grid[rr][cc] == grid[r][c] and (rr, cc) not in seen:
+                            seen.add((rr, cc))
+                            stack.append((rr, cc))
+            if not free:
+                return False
+    return True
+
+
+@pytest.mark.parametrize(("size", "layers"), [(19, 1), (9, 1), (13, 1)])
+def test_positions_are_reachable_boards(size: int, layers: int) -> None:
+    """Stages of real games and playouts: no chain without a liberty; crowded and sparse."""
+    from companion.vision.scene.positions import games_dir, position
+
+    counts = []
+    for seed in range(12):
+        boards, source, move = position(size, layers, np.random.default_rng(seed), games_dir())
+        assert source in ("game", "playout") and move >= 0
+        for rows in boards:
+            assert len(rows) == size
+            assert _chains_breathe(rows)
+            counts.append(sum(t != "." for r in rows for t in r.split()))
+    assert min(counts) < 0.25 * size * size < max(counts)
+
+
+def test_nudged_stones_move_but_labels_stay() -> None:
+    rows = [". . . . . . . . ."] * 3 + [". . B W B W B . ."] + [". . . . . . . . ."] * 5
+    kw = {**CLEAN, **SMALL, "elevation_deg": 90.0, "position": rows}
+    still = render_scene(6, size=9, **kw)
+    kw["nudge"] = 0.25
+    nudged = render_scene(6, size=9, **kw)
+    assert nudged.rows == still.rows
+    assert not np.array_equal(nudged.image, still.image)
