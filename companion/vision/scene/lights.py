@@ -103,7 +103,10 @@ def shade(
         ndh = np.clip(np.einsum("ij,ij->i", n[g], h), 0, 1)
         cap = 2.0 / np.maximum(np.float32(lamp.radius) / dist[g], np.float32(1e-3)) ** 2
         sh = shine[g] * cap / (shine[g] + cap)
-        glint = spec[g] * (sh + 8) / 8 * ndh**sh
+        lg = sh * np.log(np.maximum(ndh, np.float32(1e-6)))
+        bright = lg > -14  # skip the lobe's far tail: its tiny powers are slow denormals
+        g, lg, sh = g[bright], lg[bright], sh[bright]
+        glint = spec[g] * (sh + 8) / 8 * np.exp(lg)
         out[g] += (direct[g] * glint)[:, None] * colour
     return out
 
