@@ -238,3 +238,15 @@ def test_nudged_stones_move_but_labels_stay() -> None:
     nudged = render_scene(6, size=9, **kw)
     assert nudged.rows == still.rows
     assert not np.array_equal(nudged.image, still.image)
+
+
+def test_factor_buckets_for_evaluation_tables() -> None:
+    from companion.vision.scene.factors import bucket
+
+    assert bucket("elevation_deg", 30.0) == "30-45"
+    assert bucket("elevation_deg", 90.0) == "75-90"
+    assert bucket("stones", 0) == "empty"
+    assert bucket("stones", 290) == "250+"
+    assert bucket("blur_px", 0.0) == "sharp"
+    assert bucket("hand", True) == "true"
+    assert bucket("light_colour", "green") == "green"

@@ -161,3 +161,27 @@ def _cast(name: str, given: object, like: Value) -> Value:
     if allowed is not None and value not in allowed:
         raise VisionError(f"factor {name}: {value!r} is not one of {', '.join(allowed)}")
     return value
+
+
+#: Bins for the per-factor tables of an evaluation: (upper bound, label) in order.
+BINS: dict[str, tuple[tuple[float, str], ...]] = {
+    "elevation_deg": ((45, "30-45"), (60, "45-60"), (75, "60-75"), (91, "75-90")),
+    "stones": ((1, "empty"), (60, "1-59"), (150, "60-149"), (250, "150-249"), (1e9, "250+")),
+    "blur_px": ((0.01, "sharp"), (1.0, "<1 px"), (2.0, "1-2 px"), (1e9, "2+ px")),
+    "motion_px": ((0.01, "still"), (4.0, "<4 px"), (1e9, "4+ px")),
+    "noise": ((2.0, "low"), (4.0, "mid"), (1e9, "high")),
+    "jpeg": ((1, "none"), (60, "q<60"), (101, "q60+")),
+    "nudge": ((0.01, "on points"), (1e9, "nudged")),
+}
+
+
+def bucket(name: str, value: object) -> str:
+    """The table row a factor's value falls in: a bin for the numeric factors in
+    :data:`BINS`, the value itself (as text) for the others (light colour, hand, board)."""
+    bins = BINS.get(name)
+    if bins is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    for upper, label in bins:
+        if value < upper:
+            return label
+    return bins[-1][1]
