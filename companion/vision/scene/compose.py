@@ -217,16 +217,26 @@ def render_scene(
                     black.append(tok == "B")
                     spot.append(layer)
     n_st = len(xy)
-    radius = np.full(n_st, look.width * sx / 2) * rng.uniform(0.985, 1.0, n_st)
+    # stones draw from their own streams: how many there are shifts nothing else
+    rng_st, rng_lo = np.random.default_rng([seed, 106]), np.random.default_rng([seed, 105])
+    radius = np.full(n_st, look.width * sx / 2) * rng_st.uniform(0.985, 1.0, n_st)
     pts = np.array(xy, dtype=np.float64).reshape(-1, 2)
-    pts = spread(pts, radius, np.full(n_st, float(f["nudge"])), rng, sx)
+    pts = spread(pts, radius, np.full(n_st, float(f["nudge"])), rng_st, sx)
+    loose = _loose(int(f["loose"]), layout, rng_lo)
+    n_all = n_st + len(loose)
+
+    def jitter(shape: tuple[int, ...], lo: float, hi: float) -> F64:
+        n_lo = len(loose)
+        a = rng_st.uniform(lo, hi, (n_st, *shape[1:]))
+        return np.concatenate([a, rng_lo.uniform(lo, hi, (n_lo, *shape[1:]))])
+
     stones = Stones(
-        pts,
-        np.array(black, dtype=bool),
-        radius,
-        np.full(n_st, look.top) * rng.uniform(0.95, 1.05, n_st),
-        np.full(n_st, look.bottom) * rng.uniform(0.95, 1.05, n_st),
-        thick,
+        np.concatenate([pts, loose]),
+        np.concatenate([np.array(black, dtype=bool), np.arange(len(loose)) % 2 == 0]),
+        np.concatenate([radius, np.full(len(loose), look.width * sx / 2)]),
+        look.top * jitter((n_all,), 0.95, 1.05),
+        look.bottom * jitter((n_all,), 0.95, 1.05),
+        np.concatenate([np.full(n_st, thick), np.zeros(len(loose))]),
     )
 
     cam = _place_camera(f, layout, width, height)
@@ -317,7 +327,9 @@ def render_scene(
         else linear(tuple(rng.choice([[30, 30, 34], [40, 60, 90], [90, 60, 40]])))
     )
     for layer in range(layers):
-        tex: Texture = board_texture(str(f["board"]), tint, layout, layer, ppm, rng)
+        tex: Texture = board_texture(
+            str(f["board"]), tint, layout, layer, ppm, np.random.default_rng([seed, 110 + layer])
+        )
         m = (kind == TOP) & (which == layer)
         base = tex.sample(p[m, 0], p[m, 1])
         gx = (p[m, 0] - offsets[layer]) / sx + (size - 1) / 2
@@ -333,10 +345,10 @@ def render_scene(
     sid = stone_id[m]
     is_b = stones.black[sid]
     albedo[m] = np.where(is_b[:, None], look.black[None, :], look.white[None, :])
-    var = rng.uniform(0.93, 1.07, (n_st, 3)) * rng.uniform(0.95, 1.05, (n_st, 1))
+    var = jitter((n_all, 3), 0.93, 1.07) * jitter((n_all, 1), 0.95, 1.05)
     albedo[m] *= var[sid]
     if look.stripes:
-        ang, ph = rng.uniform(0, np.pi, n_st), rng.uniform(0, 6.3, n_st)
+        ang, ph = jitter((n_all,), 0, np.pi), jitter((n_all,), 0, 6.3)
         local = p[m, :2] - stones.xy[sid]
         albedo[m] *= np.where(is_b, 1.0, stripes(local, ang[sid], ph[sid]))[:, None]
     spec[m] = np.where(is_b, look.spec[0], look.spec[1])
@@ -347,10 +359,11 @@ def render_scene(
         spec[m] = np.where(hand.sleeve[hand_id[m]], 0.0, 0.06)
 
     # the lamp
-    lamp = _lamp(f, cam, layout, rng)
+    rng_lamp = np.random.default_rng([seed, 108])
+    lamp = _lamp(f, cam, layout, rng_lamp)
     amb_col = float(f["ambient"]) * (
         0.5 * lamp.colour / max(float(lamp.colour[1]), 1e-6)
-        + 0.5 * kelvin_bgr(rng.uniform(4500, 7000))
+        + 0.5 * kelvin_bgr(rng_lamp.uniform(4500, 7000))
     )
     centre = np.array([0.0, 0.0, thick])
     ldir = lamp.pos - centre
@@ -362,9 +375,9 @@ def render_scene(
     if n_st:
         levels = np.linspace(0.3, look.top + look.bottom, 5)
         cen = np.concatenate(
-            [np.column_stack([stones.xy, np.full(n_st, thick + z)]) for z in levels]
+            [np.column_stack([stones.xy[:n_st], np.full(n_st, thick + z)]) for z in levels]
         )
-        rad_z = np.concatenate([stones.radius_at(float(z)) for z in levels])
+        rad_z = np.concatenate([stones.radius_at(float(z))[:n_st] for z in levels])
         smap = shadow_map(
             [(cen, rad_z, np.repeat(levels, n_st), False)],
             z=thick,
@@ -376,8 +389,8 @@ def render_scene(
         ao = shadow_map(
             [
                 (
-                    np.column_stack([stones.xy, np.full(n_st, thick)]),
-                    stones.radius * 1.05,
+                    np.column_stack([stones.xy[:n_st], np.full(n_st, thick)]),
+                    stones.radius[:n_st] * 1.05,
                     np.full(n_st, 2.5),
                     False,
                 )
@@ -485,6 +498,21 @@ def render_scene(
         hidden=len(hidden),
     )
     return SceneImage(image, size, corners, rows, frozenset(hidden), factors)
+
+
+def _loose(count: int, layout: Layout, rng: np.random.Generator) -> F64:
+    """Where ``count`` stones lie on the table beside the boards (prisoners, a dropped one)."""
+    hw, hd = layout.half
+    out: list[F64] = []
+    for _ in range(count * 20):
+        if len(out) == count:
+            break
+        x = rng.uniform(min(layout.offsets) - hw - 160, max(layout.offsets) + hw + 160)
+        y = rng.uniform(-hd - 160, hd + 160)
+        clear = all(abs(x - x0) > hw + 14 or abs(y) > hd + 14 for x0 in layout.offsets)
+        if clear and all(np.hypot(x - a, y - b) > 24 for a, b in out):
+            out.append(np.array([x, y]))
+    return np.array(out, dtype=np.float64).reshape(-1, 2)
 
 
 def _rgb(c: F64) -> str:

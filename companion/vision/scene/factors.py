@@ -111,6 +111,7 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "distortion": _uniform(-0.08, 0.04),
     "nudge": _uniform(0.0, 0.25, zero=0.4),
     "hand": lambda rng, f: bool(rng.random() < 0.2),
+    "loose": lambda rng, f: 0 if rng.random() < 0.6 else int(rng.integers(1, 13)),
     "blur_px": _uniform(0.3, 2.5, zero=0.5),
     "motion_px": _uniform(1.0, 8.0, zero=0.75),
     "noise": _uniform(0.5, 6.0),

@@ -58,14 +58,15 @@ class Layout:
 
 @dataclass(frozen=True)
 class Stones:
-    """Stones on the board: centres (N, 2) on the board top at height ``base``."""
+    """Stones: centres (N, 2) resting at heights ``base`` (the board's top, or the table
+    for stones lying beside the board)."""
 
     xy: F64
     black: NDArray[np.bool_]
     radius: F64
     top: F64
     bottom: F64
-    base: float
+    base: F64
 
     def balls(self) -> tuple[F64, F64, F64, F64]:
         """Centres and radii of the ball making the top surface, then the bottom surface."""
@@ -132,7 +133,7 @@ def hit_stones(
     if len(stones.xy) == 0:
         return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros((0, 3))
     r = stones.radius
-    lo = np.column_stack([stones.xy - r[:, None], np.full(len(r), stones.base)])
+    lo = np.column_stack([stones.xy - r[:, None], stones.base])
     hi = np.column_stack([stones.xy + r[:, None], stones.base + stones.top + stones.bottom])
     pix, obj = bbox_pairs(cam, lo, hi, ss)
     d = rays.reshape(-1, 3)[pix].astype(np.float64)

@@ -101,7 +101,8 @@ def shade(
         h = ldir[g] + view[g]
         h /= np.sqrt(np.einsum("ij,ij->i", h, h))[:, None] + np.float32(1e-9)
         ndh = np.clip(np.einsum("ij,ij->i", n[g], h), 0, 1)
-        cap = 2.0 / np.maximum(np.float32(lamp.radius) / dist[g], np.float32(1e-3)) ** 2
+        # the lobe falls to half where the half-vector is off by half the lamp radius
+        cap = 6.0 / np.maximum(np.float32(lamp.radius) / dist[g], np.float32(1e-3)) ** 2
         sh = shine[g] * cap / (shine[g] + cap)
         lg = sh * np.log(np.maximum(ndh, np.float32(1e-6)))
         bright = lg > -14  # skip the lobe's far tail: its tiny powers are slow denormals
