@@ -19,6 +19,7 @@ CLEAN = {  # even light, sharp, no noise: for checks that look at single pixels
     "blur_px": 0.0,
     "motion_px": 0.0,
     "noise": 0.0,
+    "sharpen": 0.0,
     "jpeg": 0,
     "hand": False,
     "nudge": 0.0,

@@ -473,6 +473,7 @@ def render_scene(
         blur_px=float(f["blur_px"]) * scale,
         motion_px=float(f["motion_px"]) * scale,
         noise=float(f["noise"]),
+        sharpen=float(f["sharpen"]),
         jpeg=int(f["jpeg"]),
         meter=on_board,
     )

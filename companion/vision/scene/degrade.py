@@ -1,5 +1,5 @@
 """What the camera does to the light: exposure, white balance, vignetting, focus and motion
-blur, sensor noise, the sRGB curve and JPEG compression (in that order, as in a real camera)."""
+blur, sensor noise, the tone curve, sharpening and JPEG (in that order, as in a real camera)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def develop(
     blur_px: float,
     motion_px: float,
     noise: float,
+    sharpen: float,
     jpeg: int,
     meter: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.uint8]:
@@ -49,7 +50,9 @@ def develop(
     whole frame) at about 0.8 of full scale, times ``exposure``; ``white_balance`` (0..1) is
     how much of a grey-world correction the camera applies; ``contrast`` the steepness of
     the tone curve (1: plain sRGB); ``noise`` the standard deviation
-    of sensor noise in 8-bit steps at mid grey; ``jpeg`` a quality (0: no compression).
+    of sensor noise in 8-bit steps at mid grey; ``sharpen`` the amount of the unsharp mask
+    webcams and phones apply (it sharpens the noise too, as theirs does); ``jpeg`` a quality
+    (0: no compression).
     """
     img = radiance.astype(np.float32)
     h, w = img.shape[:2]
@@ -81,6 +84,9 @@ def develop(
     if contrast != 1.0:  # a camera's S-shaped tone curve: deeper shadows, brighter highlights
         a = np.power(np.clip(srgb, 0, 1), contrast)
         srgb = a / (a + np.power(np.clip(1 - srgb, 0, 1), contrast) + 1e-9)
+    if sharpen > 0:
+        soft = cv2.GaussianBlur(srgb.astype(np.float32), (0, 0), 1.0)
+        srgb = srgb + sharpen * (srgb - soft)
     out = np.clip(srgb * 255.0 + 0.5, 0, 255).astype(np.uint8)
     if jpeg > 0:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])

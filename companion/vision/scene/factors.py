@@ -100,7 +100,7 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "light_colour": _choice(tuple(TINTS), (0.3, 0.2, 0.15, 0.07, 0.07, 0.07, 0.07, 0.07)),
     "light_kelvin": _kelvin,
     "ambient": _uniform(0.08, 0.5),
-    "white_balance": _uniform(0.0, 0.8),
+    "white_balance": _uniform(0.0, 1.0),
     "exposure": _uniform(0.75, 1.2),
     "contrast": _uniform(1.0, 1.6),
     "elevation_deg": _uniform(30.0, 90.0),
@@ -115,6 +115,7 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "blur_px": _uniform(0.3, 2.5, zero=0.5),
     "motion_px": _uniform(1.0, 8.0, zero=0.75),
     "noise": _uniform(0.5, 6.0),
+    "sharpen": _uniform(0.0, 1.2),
     "jpeg": lambda rng, f: 0 if rng.random() < 0.3 else int(rng.integers(35, 96)),
     "vignette": _uniform(0.0, 0.35),
 }
