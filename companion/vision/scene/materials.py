@@ -289,8 +289,8 @@ def stone_look(kind: str, rng: np.random.Generator) -> StoneLook:
         return StoneLook(
             linear((18, 22, 20)),
             linear((212, 226, 230)),
-            (0.12, 0.12),
-            (30.0, 30.0),
+            (0.06, 0.08),
+            (20.0, 20.0),
             False,
             h * 0.7,
             1.0,
