@@ -16,9 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.find_board import order_corners
 from companion.vision.scene import positions
-from companion.vision.scene.camera import Camera, look_at
 from companion.vision.scene.degrade import develop
 from companion.vision.scene.factors import Value, draw_factors
 from companion.vision.scene.geometry import (
@@ -30,7 +28,8 @@ from companion.vision.scene.geometry import (
     spread,
 )
 from companion.vision.scene.hand import Hand, reach
-from companion.vision.scene.lights import TINTS, Lamp, kelvin_bgr, shade, shadow_map
+from companion.vision.scene.labels import hidden_spots, ordered
+from companion.vision.scene.lights import kelvin_bgr, place_lamp, shade, shadow_map
 from companion.vision.scene.materials import (
     Texture,
     board_texture,
@@ -40,6 +39,7 @@ from companion.vision.scene.materials import (
     stone_look,
     stripes,
 )
+from companion.vision.scene.pose import place
 
 F64 = NDArray[np.float64]
 TABLE, ROOM, TOP, SIDE, STONE, HAND = range(6)
@@ -101,68 +101,6 @@ def _hex(colour: Value) -> F64:
     except ValueError as exc:
         raise VisionError(f"board_tint {s!r} is not #rrggbb") from exc
     return linear((b, g, r))
-
-
-def _place_camera(f: dict[str, Value], layout: Layout, width: int, height: int) -> Camera:
-    """A camera at the drawn pose, backed off until the boards fill ``fill`` of the frame
-    and every corner intersection sits inside it."""
-    hw, hd = layout.half
-    outer = np.array(
-        [
-            [x0 + sx * hw, sy * hd, layout.thick]
-            for x0 in layout.offsets
-            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
-        ]
-    )
-    inner = np.concatenate([layout.corner_points(k) for k in range(len(layout.offsets))])
-    target = np.array([0.0, 0.0, layout.thick])
-    fill = float(f["fill"])
-
-    def cam(d: float) -> Camera:
-        return look_at(
-            target,
-            distance=d,
-            elevation_deg=float(f["elevation_deg"]),
-            azimuth_deg=float(f["azimuth_deg"]),
-            roll_deg=float(f["roll_deg"]),
-            fov_deg=float(f["fov_deg"]),
-            width=width,
-            height=height,
-            k1=float(f["distortion"]),
-        )
-
-    d = 2.0 * float(np.abs(outer[:, :2]).max()) / np.tan(np.radians(float(f["fov_deg"])) / 2)
-    for _ in range(6):
-        uv = cam(d).project(outer)
-        span = uv.max(axis=0) - uv.min(axis=0)
-        grow = max(span[0] / (fill * width), span[1] / (fill * height))
-        d *= 0.35 + 0.65 * grow
-    for _ in range(40):
-        c = cam(d)
-        uv = c.project(inner)
-        mid = (uv.max(axis=0) + uv.min(axis=0)) / 2 - [(width - 1) / 2, (height - 1) / 2]
-        target = target + _back(c, mid)
-        c = cam(d)
-        uv = c.project(inner)
-        m = 0.03 * min(width, height)
-        if (
-            (uv >= m).all()
-            and (uv[:, 0] <= width - 1 - m).all()
-            and (uv[:, 1] <= height - 1 - m).all()
-        ):
-            return c
-        d *= 1.05
-    return c
-
-
-def _back(cam: Camera, shift_px: F64) -> F64:
-    """The world shift (on the table) that moves the image centre by ``shift_px``, roughly."""
-    return np.asarray(
-        (cam.rot[0] * shift_px[0] + cam.rot[1] * shift_px[1])
-        * (np.linalg.norm(cam.centre) / cam.f)
-        * np.array([1.0, 1.0, 0.0]),
-        dtype=np.float64,
-    )
 
 
 def render_scene(
@@ -239,7 +177,7 @@ def render_scene(
         np.concatenate([np.full(n_st, thick), np.zeros(len(loose))]),
     )
 
-    cam = _place_camera(f, layout, width, height)
+    cam = place(f, layout, width, height)
     ss = 2 if width * height <= 1_400_000 else 1
     rays = cam.rays(ss)
     hs, ws = rays.shape[:2]
@@ -360,7 +298,7 @@ def render_scene(
 
     # the lamp
     rng_lamp = np.random.default_rng([seed, 108])
-    lamp = _lamp(f, cam, layout, rng_lamp)
+    lamp = place_lamp(f, cam, layout, rng_lamp)
     amb_col = float(f["ambient"]) * (
         0.5 * lamp.colour / max(float(lamp.colour[1]), 1e-6)
         + 0.5 * kelvin_bgr(rng_lamp.uniform(4500, 7000))
@@ -480,11 +418,11 @@ def render_scene(
 
     corners, rows, hidden = [], [], set()
     for layer in range(layers):
-        quad, k = _ordered(cam, layout, layer)
+        quad, k = ordered(cam, layout, layer)
         corners.append(quad)
         grid = np.array([r.split() for r in boards[layer]])
         rows.append(tuple(" ".join(r) for r in np.rot90(grid, k)))
-        for i in _hidden(cam, layout, layer, k, hand_mask, look.top + look.bottom):
+        for i in hidden_spots(cam, layout, layer, k, hand_mask, look.top + look.bottom):
             hidden.add(layer * size * size + i)
     factors: dict[str, str | float | int | bool] = dict(f)
     factors.update(
@@ -519,71 +457,3 @@ def _loose(count: int, layout: Layout, rng: np.random.Generator) -> F64:
 def _rgb(c: F64) -> str:
     s = np.clip((c / max(float(c.max()), 1e-9)) ** (1 / 2.2) * 255, 0, 255).astype(int)
     return f"#{s[2]:02x}{s[1]:02x}{s[0]:02x}"
-
-
-def _lamp(f: dict[str, Value], cam: Camera, layout: Layout, rng: np.random.Generator) -> Lamp:
-    """The one lamp, placed for the drawn kind of light, coloured by temperature and tint."""
-    colour = kelvin_bgr(float(f["light_kelvin"])) * np.array(TINTS[str(f["light_colour"])])
-    colour = colour / float(colour @ np.array([0.114, 0.587, 0.299]))
-    kind = str(f["light"])
-    ang = rng.uniform(0, 2 * np.pi)
-    horiz = np.array([np.cos(ang), np.sin(ang), 0.0])
-    hw, hd = layout.half
-    if kind == "even":
-        pos = horiz * rng.uniform(0, 400) + [0, 0, rng.uniform(1800, 2600)]
-        return Lamp(pos, colour, rng.uniform(200, 450))
-    if kind == "uneven":
-        pos = horiz * rng.uniform(500, 1100) + [0, 0, rng.uniform(500, 1100)]
-        return Lamp(pos, colour, rng.uniform(60, 200))
-    if kind == "spot":
-        pos = horiz * rng.uniform(0, 600) + [0, 0, rng.uniform(900, 1500)]
-        aim = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
-        axis = aim - pos
-        return Lamp(
-            pos, colour, rng.uniform(20, 60), axis / np.linalg.norm(axis), rng.uniform(18, 35)
-        )
-    q = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
-    v = cam.centre - q
-    r = np.array([-v[0], -v[1], v[2]])  # the mirror direction: the lamp shows in the board
-    pos = q + r / np.linalg.norm(r) * rng.uniform(900, 2000)
-    if np.linalg.norm(pos[:2] - cam.centre[:2]) < 80:  # not inside the camera
-        pos[:2] += horiz[:2] * 120
-    return Lamp(pos, colour, rng.uniform(40, 160))
-
-
-def _ordered(cam: Camera, layout: Layout, layer: int) -> tuple[F64, int]:
-    """The layer's corner intersections in the image, ordered as the board finder orders
-    them, and how many quarter turns the board's own TL corner moved (to turn the labels)."""
-    own = cam.project(layout.corner_points(layer))
-    quad = np.asarray(order_corners(own), dtype=np.float64)
-    k = int(np.argmin(np.linalg.norm(own - quad[0], axis=1)))
-    if not np.allclose(np.roll(own, -k, axis=0), quad):
-        raise VisionError("corners do not follow the board round (mirrored view?)")
-    return quad, k
-
-
-def _hidden(
-    cam: Camera, layout: Layout, layer: int, k: int, mask: NDArray[np.float32], lift: float
-) -> list[int]:
-    """Spots (row-major, in the turned labels' order) whose stone area the hand covers by at
-    least a fifth: the reader cannot be held to those."""
-    n = layout.size
-    rr, cc = np.mgrid[0:n, 0:n].astype(np.float64)
-    own = layout.point(layer, rr, cc)  # (n, n, 2) in the board's own order
-    turned = np.rot90(own, k)
-    ring = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-    offs = np.concatenate(
-        [[[0.0, 0.0]], 0.42 * layout.sx * np.column_stack([np.cos(ring), np.sin(ring)])]
-    )
-    out = []
-    h, w = mask.shape
-    for i, (x, y) in enumerate(turned.reshape(-1, 2)):
-        pts = np.column_stack(
-            [x + offs[:, 0], y + offs[:, 1], np.full(len(offs), layout.thick + lift / 2)]
-        )
-        uv = np.rint(cam.project(pts)).astype(int)
-        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
-        cov = mask[uv[ok, 1], uv[ok, 0]] > 0.5
-        if cov.sum() >= 0.2 * len(offs):
-            out.append(i)
-    return out

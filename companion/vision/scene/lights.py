@@ -10,12 +10,18 @@ foot).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.vision.scene.camera import Camera
+from companion.vision.scene.geometry import Layout
 from companion.vision.scene.materials import lookup
+
+if TYPE_CHECKING:
+    from companion.vision.scene.factors import Value
 
 F64 = NDArray[np.float64]
 F32 = NDArray[np.float32]
@@ -179,3 +185,33 @@ def shadow_map(
             layer = np.asarray(cv2.GaussianBlur(layer, (0, 0), blur), np.float32)
         dark = np.maximum(dark, layer)
     return ShadowMap(1.0 - depth * np.clip(dark, 0, 1), (-half, half), ppm, z, ldir)
+
+
+def place_lamp(f: dict[str, Value], cam: Camera, layout: Layout, rng: np.random.Generator) -> Lamp:
+    """The one lamp, placed for the drawn kind of light, coloured by temperature and tint."""
+    colour = kelvin_bgr(float(f["light_kelvin"])) * np.array(TINTS[str(f["light_colour"])])
+    colour = colour / float(colour @ np.array([0.114, 0.587, 0.299]))
+    kind = str(f["light"])
+    ang = rng.uniform(0, 2 * np.pi)
+    horiz = np.array([np.cos(ang), np.sin(ang), 0.0])
+    hw, hd = layout.half
+    if kind == "even":
+        pos = horiz * rng.uniform(0, 400) + [0, 0, rng.uniform(1800, 2600)]
+        return Lamp(pos, colour, rng.uniform(200, 450))
+    if kind == "uneven":
+        pos = horiz * rng.uniform(500, 1100) + [0, 0, rng.uniform(500, 1100)]
+        return Lamp(pos, colour, rng.uniform(60, 200))
+    if kind == "spot":
+        pos = horiz * rng.uniform(0, 600) + [0, 0, rng.uniform(900, 1500)]
+        aim = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
+        axis = aim - pos
+        return Lamp(
+            pos, colour, rng.uniform(20, 60), axis / np.linalg.norm(axis), rng.uniform(18, 35)
+        )
+    q = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
+    v = cam.centre - q
+    r = np.array([-v[0], -v[1], v[2]])  # the mirror direction: the lamp shows in the board
+    pos = q + r / np.linalg.norm(r) * rng.uniform(900, 2000)
+    if np.linalg.norm(pos[:2] - cam.centre[:2]) < 80:  # not inside the camera
+        pos[:2] += horiz[:2] * 120
+    return Lamp(pos, colour, rng.uniform(40, 160))
