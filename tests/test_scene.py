@@ -251,3 +251,27 @@ def test_factor_buckets_for_evaluation_tables() -> None:
     assert bucket("blur_px", 0.0) == "sharp"
     assert bucket("hand", True) == "true"
     assert bucket("light_colour", "green") == "green"
+
+
+@pytest.mark.parametrize("k1", [-0.08, 0.04])
+def test_corners_follow_lens_distortion(k1: float) -> None:
+    """With a bent lens the four corners still sit on the line crossings, not beside them."""
+    kw = {**CLEAN, "distortion": k1}
+    scene = render_scene(
+        2,
+        size=9,
+        width=320,
+        height=240,
+        position=EMPTY9,
+        elevation_deg=60.0,
+        board="wood",
+        stones_style="slate_shell",
+        line_mm=1.2,
+        fill=0.95,
+        **kw,
+    )
+    quad = scene.corners[0]
+    centre = quad.mean(axis=0)
+    for corner in quad:
+        inward = corner + (centre - corner) * (0.5 / 8)  # half a cell in, off every line
+        assert _grey(scene.image, corner, 0) < _grey(scene.image, inward, 0) - 15
