@@ -11,4 +11,8 @@ time. numpy and OpenCV only: it runs on the Pi install.
 from companion.vision.scene.compose import SceneImage, render_scene
 from companion.vision.scene.factors import DRAWS as FACTORS
 
-__all__ = ["FACTORS", "SceneImage", "render_scene"]
+#: Seeds kept for test sets: train on seeds below this, evaluate on seeds from it up, so a
+#: "fresh render test set" is one no model has seen.
+TEST_SEEDS_FROM = 1_000_000
+
+__all__ = ["FACTORS", "TEST_SEEDS_FROM", "SceneImage", "render_scene"]
