@@ -36,6 +36,7 @@ from companion.vision.scene.materials import (
     cloth_texture,
     ink,
     linear,
+    print_coords,
     stone_look,
     stripes,
 )
@@ -268,6 +269,8 @@ def render_scene(
         tex: Texture = board_texture(
             str(f["board"]), tint, layout, layer, ppm, np.random.default_rng([seed, 110 + layer])
         )
+        if f["coords"]:
+            print_coords(tex, layout, layer, ink_col)
         m = (kind == TOP) & (which == layer)
         base = tex.sample(p[m, 0], p[m, 1])
         gx = (p[m, 0] - offsets[layer]) / sx + (size - 1) / 2

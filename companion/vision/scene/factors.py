@@ -95,6 +95,7 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "star_mm": _uniform(2.5, 5.0),
     "margin_mm": _uniform(8.0, 32.0),
     "aspect": _uniform(1.0, 1.09),
+    "coords": lambda rng, f: bool(rng.random() < 0.3),
     "cloth": _choice(CLOTHS),
     "light": _choice(("even", "uneven", "spot", "glare"), (0.4, 0.25, 0.15, 0.2)),
     "light_colour": _choice(tuple(TINTS), (0.3, 0.2, 0.15, 0.07, 0.07, 0.07, 0.07, 0.07)),

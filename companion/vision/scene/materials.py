@@ -142,6 +142,34 @@ def board_texture(
     return Texture(np.ascontiguousarray(img, dtype=np.float32), origin, ppm)
 
 
+def print_coords(tex: Texture, layout: Layout, layer: int, colour: F64) -> None:
+    """Coordinates printed in the margin (letters without I along the top and bottom, numbers
+    down the sides), as many boards have: text near the grid that is not a line."""
+    n = layout.size
+    gap = min(layout.mx, layout.my) / 2
+    if gap < 4:
+        return
+    height_px = max(3.0, min(6.0, gap * 0.9) * tex.ppm)
+    scale = height_px / 22.0  # Hershey simplex capitals are about 22 px tall at scale 1
+    thick = max(1, round(scale * 2))
+    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    col = tuple(float(v) for v in colour)
+    marks: list[tuple[str, float, float]] = []
+    for c in range(n):
+        for r_out in (-gap / layout.sy, n - 1 + gap / layout.sy):
+            x, y = layout.point(layer, r_out, c)
+            marks.append((letters[c], float(x), float(y)))
+    for r in range(n):
+        for c_out in (-gap / layout.sx, n - 1 + gap / layout.sx):
+            x, y = layout.point(layer, r, c_out)
+            marks.append((str(n - r), float(x), float(y)))
+    for text, x, y in marks:
+        u, v = tex.coords(np.array([x]), np.array([y]))
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        org = (int(u[0] - tw / 2), int(v[0] + th / 2))
+        cv2.putText(tex.image, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, col, thick, cv2.LINE_AA)
+
+
 def star_points(size: int) -> list[tuple[int, int]]:
     """Hoshi: the usual 9 on 19x19 and 13x13 (edge lines 4 / 4), 5 on 9x9 (3-3 and tengen)."""
     if size < 9:
