@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from typing import Any
 
 import click
 
@@ -32,7 +33,7 @@ def command(count: int, seed: int, size: str, width: int, height: int, full: boo
     cpu, wall, stones = [], [], []
     with click.progressbar(range(count), label="rendering") as bar:
         for i in bar:
-            extra: dict[str, object] = {}
+            extra: dict[str, Any] = {}  # render_scene checks the values
             if full:
                 rows, _ = playout(n, 1, np.random.default_rng([seed + i, 7]), to_end=True)
                 extra["position"] = rows[0]
