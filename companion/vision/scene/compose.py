@@ -16,7 +16,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.scene import positions
 from companion.vision.scene.degrade import develop
 from companion.vision.scene.factors import Value, draw_factors
 from companion.vision.scene.geometry import (
@@ -41,6 +40,7 @@ from companion.vision.scene.materials import (
     stripes,
 )
 from companion.vision.scene.pose import place
+from companion.vision.scene.positions import games_dir, position
 
 F64 = NDArray[np.float64]
 TABLE, ROOM, TOP, SIDE, STONE, HAND = range(6)
@@ -130,8 +130,8 @@ def render_scene(
     f = draw_factors(seed, overrides)
     rng = np.random.default_rng([seed, 0])
     if given is None:
-        boards, source, move = positions.position(
-            size, layers, np.random.default_rng([seed, 100]), positions.games_dir()
+        boards, source, move = position(
+            size, layers, np.random.default_rng([seed, 100]), games_dir()
         )
     else:
         boards, source, move = _rows_given(given, size, layers), "given", -1
