@@ -120,7 +120,9 @@ def command(
         return
     given = "given" if size_given else "guessed"
     click.echo(f"board size {given}; found = size right and corners within 1/4 spacing")
-    click.echo(f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'size ok':>9}{'med ms':>8}{'max ms':>8}")
+    click.echo(
+        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'size ok':>9}{'med ms':>8}{'max ms':>8}"
+    )
     for ln in lines:
         b, f = int(ln["boards"]), int(ln["found"])  # type: ignore[call-overload]
         click.echo(

@@ -35,7 +35,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
+from companion.vision.board_edge import board_quads
 from companion.vision.geometry import Corners, homography, project
+from companion.vision.lattice import distance_map, fit_in_edge, margin_colour, standout, to_lab
 
 Image = NDArray[np.uint8]
 
@@ -43,6 +45,7 @@ WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
+MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class FoundBoard:
 
     corners: Corners
     size: int
-    score: float  # 0..1, how well lines fall on the fitted grid
+    score: float  # 0..1: how well lines fall on the grid, or the share of its points that stand out
     seconds: float
 
     def __repr__(self) -> str:
@@ -511,18 +514,45 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     found = _locate(bh, masks, sizes, size is not None)
+    if found is not None:
+        _score, quad, n = found
+        bigger = tuple(s for s in SIZES if s > n)
+        if size is None and bigger and _extends(bh, quad, n):
+            # lines go on past this grid: it is a part of a bigger board
+            found = _locate(bh, masks, bigger, False)
+    if found is None or found[0] < GOOD_SCORE:
+        # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
+        # lattice of whatever marks its points
+        edge = _from_edge(small, bh, sizes)
+        if edge is not None and (found is None or edge[0] >= MIN_STANDOUT):
+            found = edge
     if found is None:
-        raise BoardNotFound("no board grid found in the image")
+        raise BoardNotFound("no board found in the image: no grid of lines, no board edge")
     score, quad, n = found
-    bigger = tuple(s for s in SIZES if s > n)
-    if size is None and bigger and _extends(bh, quad, n):
-        # lines go on past this grid: it is a part of a bigger board
-        found = _locate(bh, masks, bigger, False)
-        if found is None:
-            raise BoardNotFound("a grid that goes on past every size tried")
-        score, quad, n = found
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def _from_edge(
+    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int]
+) -> tuple[float, Corners, int] | None:
+    """The best grid centred in a board edge: (share of points standing out, corners, size),
+    or None when no edge holds a grid whose points stand out."""
+    lab = to_lab(small)
+    best: tuple[float, Corners, int] | None = None
+    for _solidity, edge in board_quads(small):
+        dist = distance_map(lab, margin_colour(lab, edge))
+        for st, quad, n in fit_in_edge(dist, edge, sizes):
+            refined = _refined(bh, quad, n)
+            if refined is not quad:
+                st2 = standout(dist, refined, n)
+                if st2 >= st:
+                    st, quad = st2, refined
+            if best is None or st > best[0]:
+                best = (st, quad, n)
+    if best is None or best[0] < MIN_STANDOUT:
+        return None
+    return best
 
 
 def _locate(

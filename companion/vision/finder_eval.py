@@ -190,22 +190,28 @@ def render_cases(
         width, height = [(1280, 720), (1600, 1200), (1024, 768), (1200, 1600)][
             int(rng.integers(0, 4))
         ]
-        r = render_board(
-            rows,
-            size=size,
-            style=_STYLES[int(rng.integers(0, len(_STYLES)))],
-            width=width,
-            height=height,
-            tilt=float(rng.uniform(0, 40)),
-            rotate=float(rng.uniform(-25, 25)),
-            fill=float(rng.uniform(0.55, 0.92)),
-            light=_LIGHTS[int(rng.integers(0, len(_LIGHTS)))],
-            glare=bool(rng.uniform() < 0.3),
-            hand=bool(rng.uniform() < 0.15),
-            nudge=float(rng.uniform(0, 0.12)),
-            noise=float(rng.uniform(1, 5)),
-            seed=seed,
-        )
+        look = {
+            "style": _STYLES[int(rng.integers(0, len(_STYLES)))],
+            "width": width,
+            "height": height,
+            "tilt": float(rng.uniform(0, 40)),
+            "rotate": float(rng.uniform(-25, 25)),
+            "light": _LIGHTS[int(rng.integers(0, len(_LIGHTS)))],
+            "glare": bool(rng.uniform() < 0.3),
+            "hand": bool(rng.uniform() < 0.15),
+            "nudge": float(rng.uniform(0, 0.12)),
+            "noise": float(rng.uniform(1, 5)),
+        }
+        fill = float(rng.uniform(0.55, 0.92))
+        while True:  # the whole board in view: a cut-off board is not a fair question
+            r = render_board(rows, size=size, fill=fill, seed=seed, **look)  # type: ignore[arg-type]
+            edge = _outer(r.corners[0], size, 1.0)
+            inside = (
+                (edge >= 0).all() and (edge[:, 0] < width).all() and (edge[:, 1] < height).all()
+            )
+            if inside or fill < 0.3:
+                break
+            fill *= 0.9
         corners = r.corners[0]
         name = f"seed {seed} {size}x{size}"
         label = "renders held out" if seed >= HELD_OUT_SEEDS else "renders tune"
@@ -228,7 +234,9 @@ def photo_cases(
             image = load_image(photo.path)
             truth = None if photo.corners is None else np.array(photo.corners, np.float64)
             label = f"{name} ({'held out' if name == 'imago' else 'tune'})"
-            yield Case(label, str(photo.path.relative_to(root)), image, photo.size, truth, photo.rows)
+            yield Case(
+                label, str(photo.path.relative_to(root)), image, photo.size, truth, photo.rows
+            )
             if not alterations:
                 continue
             if truth is None and verify:
@@ -237,7 +245,9 @@ def photo_cases(
                 if kind == "cloth":
                     continue
                 img = alter(image, kind, hash(photo.path.name) % 1000 + 17 * i)
-                yield Case(f"{label} +{kind}", str(photo.path.name), img, photo.size, truth, photo.rows)
+                yield Case(
+                    f"{label} +{kind}", str(photo.path.name), img, photo.size, truth, photo.rows
+                )
 
 
 def _verified_corners(image: Image, photo: LabelledPhoto) -> Corners | None:

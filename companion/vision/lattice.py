@@ -1,0 +1,133 @@
+"""The grid inside a board outline, from whatever marks its points: lines, stones, or both.
+
+One map serves every cue: how far each pixel's colour is from the board's own colour (learned
+from the board's margin, or from the cell centres of a candidate grid, never from "most points
+are empty"). A line crossing, a black stone and a white stone all sit far from the board's
+colour; the middle of a cell, even on a full board (the gap between four round stones), is
+board. So on the right grid every point stands out from the cell centres around it, whatever
+the mix of stones and empty points, and blur only lowers the contrast.
+
+- :func:`fit_in_edge` looks, inside a board's outer edge, for ``n`` evenly spaced rows and
+  columns centred on the board (margins are equal on a real board); the spacing relative to the
+  board gives the size.
+- :func:`standout` scores any candidate grid: the share of points darker or brighter than the
+  board, against the cell centres beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.geometry import Corners, homography, project
+
+Image = NDArray[np.uint8]
+PX = 12  # top-view pixels per grid spacing when scoring
+MARGIN_SPACINGS = (0.35, 1.6)  # plausible board margin beyond the outer lines, in spacings
+
+
+def distance_map(lab: NDArray[np.float32], colour: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per-pixel colour distance from ``colour`` (Lab, lightness weighted half)."""
+    d = lab - colour[None, None, :]
+    d[..., 0] *= 0.5
+    return np.sqrt((d * d).sum(axis=2)).astype(np.float32)
+
+
+def to_lab(image: Image) -> NDArray[np.float32]:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def _top(img: NDArray[np.float32], quad: Corners, side: int) -> NDArray[np.float32]:
+    dst = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
+    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(img, M, (side, side), flags=cv2.INTER_AREA)
+
+
+def margin_colour(lab: NDArray[np.float32], edge: Corners) -> NDArray[np.float32]:
+    """The board's colour: the median of a thin band just inside its outer edge."""
+    side = 200
+    top = _top(lab, edge, side)
+    band = np.ones((side, side), bool)
+    b = 6
+    band[b : side - b, b : side - b] = False
+    band[:2, :] = band[-2:, :] = band[:, :2] = band[:, -2:] = False
+    return np.median(top[band], axis=0).astype(np.float32)
+
+
+def fit_in_edge(
+    dist: NDArray[np.float32], edge: Corners, sizes: Sequence[int]
+) -> list[tuple[float, Corners, int]]:
+    """(standout, corner intersections, size) for each size whose centred grid fits ``edge``;
+    ``dist`` is :func:`distance_map` from the board's colour."""
+    side = 480
+    top = _top(dist, edge, side)
+    top = cv2.GaussianBlur(top, (0, 0), 1.5)
+    out = []
+    for n in sizes:
+        spacing = []
+        for prof in (top.mean(axis=0), top.mean(axis=1)):
+            sp = _best_spacing(prof.astype(np.float64), n)
+            if sp is None:
+                break
+            spacing.append(sp)
+        if len(spacing) < 2:
+            continue
+        # corner intersections in the top view, then back through the edge's homography
+        half = [(side - 1 - (n - 1) * s) / 2 for s in spacing]
+        lo = np.array(half)
+        hi = lo + (n - 1) * np.array(spacing)
+        pts = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+        src = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
+        M = cv2.getPerspectiveTransform(src, edge.astype(np.float32)).astype(np.float64)
+        corners = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M).reshape(4, 2)
+        out.append((standout(dist, corners, n), corners, n))
+    return out
+
+
+def _best_spacing(prof: NDArray[np.float64], n: int) -> float | None:
+    """The spacing of ``n`` lines centred in ``prof`` that best stand out from the mid-lines."""
+    side = len(prof)
+    xs = np.arange(side, dtype=np.float64)
+    best, best_s = None, -1e9
+    lo = (side - 1) / (n - 1 + 2 * MARGIN_SPACINGS[1])
+    hi = (side - 1) / (n - 1 + 2 * MARGIN_SPACINGS[0])
+    for s in np.linspace(lo, hi, 60):
+        start = (side - 1 - (n - 1) * s) / 2
+        on = start + s * np.arange(n)
+        mid = on[:-1] + s / 2
+        score = float(np.interp(on, xs, prof).mean() - np.interp(mid, xs, prof).mean())
+        if score > best_s:
+            best, best_s = float(s), score
+    return best if best_s > 0 else None
+
+
+def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
+    """Share of grid points further from the board's colour than their neighbouring cell
+    centres (0..1; about 0.5 for a grid that is not there)."""
+    H = homography(corners, n)
+    # sample points and cell centres on a (2n+1) half-spacing lattice from -0.5 to n - 0.5
+    k = np.arange(2 * n + 1, dtype=np.float64) / 2 - 0.5
+    gx, gy = np.meshgrid(k, k)
+    pts = project(H, np.stack([gx, gy], axis=2))
+    sp = np.linalg.norm(np.diff(corners, axis=0, append=corners[:1]), axis=1).mean() / (n - 1)
+    blur = cv2.GaussianBlur(dist, (0, 0), max(0.6, 0.12 * float(sp)))
+    h, w = dist.shape
+    xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    inside = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
+    v = np.where(inside, blur[yi, xi], np.nan)
+    point = v[1::2, 1::2]  # n x n grid points
+    centre = v[0::2, 0::2]  # (n+1) x (n+1) cell centres, including the half cell outside
+    around = (centre[:-1, :-1] + centre[1:, :-1] + centre[:-1, 1:] + centre[1:, 1:]) / 4
+    lowest = np.fmin(
+        np.fmin(centre[:-1, :-1], centre[1:, 1:]), np.fmin(centre[1:, :-1], centre[:-1, 1:])
+    )
+    ok = np.isfinite(point) & np.isfinite(around)
+    if ok.sum() < 0.6 * n * n:
+        return 0.0
+    scale = float(np.nanmedian(np.abs(point - around))) + 1e-3
+    stands = (point - around > 0.1 * scale) & (point > lowest)
+    return float(stands[ok].mean())
