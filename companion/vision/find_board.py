@@ -46,6 +46,7 @@ WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
+SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
 
 
@@ -559,17 +560,17 @@ def _from_edge(
     cands.sort(key=lambda c: -c[0])
     best: tuple[float, Corners, int] | None = None
     for st, quad, n, dist in cands[:2]:
-        for _ in range(2):  # onto the lattice, then onto the crossings that show
-            moved = refine_lattice(dist, quad, n)
-            st2 = standout(dist, moved, n)
-            if st2 < st - 0.02:
-                break
+        # onto the lattice (lines and stones), then onto the crossings where enough show
+        moved = refine_lattice(dist, quad, n)
+        st2 = standout(dist, moved, n)
+        if st2 >= st - 0.02:
             st, quad = max(st, st2), moved
-        refined = _refined(bh, quad, n)
-        if refined is not quad:
-            st2 = standout(dist, refined, n)
-            if st2 >= st:
-                st, quad = st2, refined
+        for _ in range(2):
+            snapped, share = _refine(bh, quad, n)
+            if share < SNAP_SHARE:
+                break
+            quad = snapped
+            st = max(st, standout(dist, quad, n))
         if best is None or st > best[0]:
             best = (st, quad, n)
     if best is None or best[0] < MIN_STANDOUT:

@@ -135,7 +135,7 @@ def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
 
 def refine(dist: NDArray[np.float32], corners: Corners, n: int) -> Corners:
     """Nudge a grid onto the lattice in ``dist``: per half of the board, each axis's lines are
-    slid (at most 0.4 spacing) and stretched (at most 6 %) to where points stand out most, so
+    slid (at most 0.3 spacing) and stretched (at most 4 %) to where points stand out most, so
     an edge seen slightly wrong, or a perspective slightly off, is corrected."""
     # top view of the grid with one spacing around it: point (c, r) at ((c + 1) PX, (r + 1) PX)
     side = (n + 1) * PX
@@ -175,8 +175,8 @@ def _slide(prof: NDArray[np.float64], n: int) -> tuple[float, float]:
     """First and last line of ``n`` in ``prof`` near PX .. n PX, slid and stretched to fit."""
     xs = np.arange(len(prof), dtype=np.float64)
     best, best_s = (float(PX), float(n * PX)), -1e9
-    for shift in np.linspace(-0.4 * PX, 0.4 * PX, 17):
-        for stretch in np.linspace(0.94, 1.06, 13):
+    for shift in np.linspace(-0.3 * PX, 0.3 * PX, 13):
+        for stretch in np.linspace(0.96, 1.04, 9):
             sp = PX * stretch
             centre = (n + 1) * PX / 2 + shift
             on = centre + (np.arange(n) - (n - 1) / 2) * sp
