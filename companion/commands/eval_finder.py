@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
@@ -55,6 +56,13 @@ def _alterations(text: str) -> list[str]:
     type=click.Path(file_okay=False),
     help="Real games whose positions are rendered (random positions if absent).",
 )
+@click.option(
+    "--speed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100),
+    help="Also time this many finds on 12-megapixel copies (4032 px wide) of the boards.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--verbose", "-v", is_flag=True, help="List every board not found.")
 def command(
@@ -64,6 +72,7 @@ def command(
     size_given: bool,
     photos_dir: str,
     games_dir: str,
+    speed: int,
     as_json: bool,
     verbose: bool,
 ) -> None:
@@ -115,8 +124,10 @@ def command(
                 "max_ms": 1000 * max(times),
             }
         )
+    timing = _speed(cases, speed, size_given) if speed else None
     if as_json:
-        click.echo(json.dumps({"size_given": size_given, "sets": lines}, indent=1))
+        out = {"size_given": size_given, "sets": lines, "speed_12mp": timing}
+        click.echo(json.dumps(out, indent=1))
         return
     given = "given" if size_given else "guessed"
     click.echo(f"board size {given}; found = size right and corners within 1/4 spacing")
@@ -129,8 +140,45 @@ def command(
             f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{ln['size_right']:>9}"
             f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
         )
+    if timing is not None:
+        click.echo(
+            f"12-megapixel copies: median {timing['median_ms']:.0f} ms, max "
+            f"{timing['max_ms']:.0f} ms over {timing['runs']} finds (found {timing['found']}); "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
     if verbose:
         for o in outcomes:
             if not o.found:
                 err = f" error {o.error:.2f} spacings" if o.error is not None else ""
                 click.echo(f"  not found: {o.case_set} {o.name}{err} {o.note}")
+
+
+def _speed(cases: list[object], count: int, size_given: bool) -> dict[str, float]:
+    """Median and worst time to find a board in 12-megapixel copies of the first clean cases."""
+    import time
+
+    import cv2
+
+    from companion.errors import BoardNotFound
+    from companion.vision import finder_eval as fe
+    from companion.vision.find_board import find_board
+
+    clean = [c for c in cases if isinstance(c, fe.Case) and "+" not in c.set][:count]
+    times, found = [], 0
+    for case in clean:
+        h, w = case.image.shape[:2]
+        f = 4032 / max(h, w)
+        big = cv2.resize(case.image, (round(w * f), round(h * f)), interpolation=cv2.INTER_LINEAR)
+        t0 = time.perf_counter()
+        try:
+            fb = find_board(big, size=case.size if size_given else None)
+            found += fb.size == case.size
+        except BoardNotFound:
+            pass
+        times.append(time.perf_counter() - t0)
+    return {
+        "runs": len(times),
+        "found": found,
+        "median_ms": 1000 * statistics.median(times) if times else 0.0,
+        "max_ms": 1000 * max(times) if times else 0.0,
+    }

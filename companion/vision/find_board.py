@@ -541,7 +541,9 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         if edge is not None and (found is None or edge[0] >= MIN_STANDOUT):
             found = edge
     if found is None:
-        raise BoardNotFound("no board found in the image: no grid of lines, no board edge")
+        raise BoardNotFound(
+            "no board found in the image: no grid of lines, no board edge with a grid inside"
+        )
     score, quad, n = found
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
