@@ -110,9 +110,7 @@ def test_board_edge_is_a_candidate() -> None:
     c = r.corners[0]
     truth_edge = c.mean(axis=0) + (c - c.mean(axis=0)) * (20 / 18)
     quads = [q for _s, q in board_quads(r.image)]
-    assert min(np.abs(q - truth_edge).max() for q in quads) < 0.3 * np.linalg.norm(
-        c[1] - c[0]
-    ) / 18
+    assert min(np.abs(q - truth_edge).max() for q in quads) < 0.3 * np.linalg.norm(c[1] - c[0]) / 18
     lab = to_lab(r.image)
     dist = distance_map(lab, margin_colour(lab, truth_edge))
     shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines

@@ -40,20 +40,22 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
     sample = feats[:: max(1, len(feats) // 6000)]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 1.0)
     cv2.setRNGSeed(7)
-    _c, _l, centres = cv2.kmeans(sample, CLUSTERS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    _c, _l, centres = cv2.kmeans(  # type: ignore[call-overload]
+        sample, CLUSTERS, None, criteria, 2, cv2.KMEANS_PP_CENTERS
+    )
     dist = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
     labels = dist.argmin(axis=1).reshape(small.shape[:2])
     h, w = labels.shape
     found: list[tuple[float, Corners]] = []
     # one group, or two (uneven light splits a board into a bright and a dim part)
-    groups = [(k,) for k in range(CLUSTERS)]
+    groups: list[tuple[int, ...]] = [(k,) for k in range(CLUSTERS)]
     groups += [(k, j) for k in range(CLUSTERS) for j in range(k + 1, CLUSTERS)]
     counts = np.bincount(labels.ravel(), minlength=CLUSTERS)
     for group in groups:
         if counts[list(group)].sum() < MIN_AREA * 0.3 * h * w:
             continue
         mask = np.isin(labels, group).astype(np.uint8)
-        for frac in (0.02, 0.05):
+        for frac in (0.02, 0.05) if len(group) == 1 else (0.04,):
             quad = _quad_of(mask, max(3, round(frac * min(h, w)) | 1))
             if quad is not None:
                 found.append((quad[0], quad[1] / scale))

@@ -89,10 +89,10 @@ def line_masks(
     bh = cv2.subtract(closed, gray)
     # Relative darkness (line vs its surroundings), so dim corners of the board count too.
     rel = bh.astype(np.float32) / (closed.astype(np.float32) + 8.0)
-    rel_mask = ((rel > 0.1) & (bh >= 6)).astype(np.uint8) * 255
+    rel_mask = np.asarray(((rel > 0.1) & (bh >= 6)) * 255, dtype=np.uint8)
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
-    abs_mask = (bh > thr).astype(np.uint8) * 255
+    abs_mask = np.asarray((bh > thr) * 255, dtype=np.uint8)
     return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
 
 
@@ -117,11 +117,11 @@ def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
 
     def near(mode: int) -> NDArray[np.bool_]:
         d = np.abs(((ang - (mode * 2 + 1)) + 90.0) % 180.0 - 90.0)
-        return d <= 12.0
+        return np.asarray(d <= 12.0, dtype=np.bool_)
 
     keep = near(first) | near(second)  # the grid's two line directions (perspective allowed)
     for x1, y1, x2, y2 in seg[keep].astype(int):
-        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), 255, 2)
+        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), (255,), 2)
     return out
 
 
@@ -302,7 +302,8 @@ def fit_grid(
     del inner
     pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
     M = cv2.getPerspectiveTransform(_square(side + 2 * margin, margin), quad.astype(np.float32))
-    corners = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M.astype(np.float64)).reshape(4, 2)
+    moved = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M.astype(np.float64))
+    corners = np.asarray(moved, dtype=np.float64).reshape(4, 2)
     return score, corners, n
 
 
@@ -365,7 +366,10 @@ def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, floa
     )
     if H2 is None:
         return quad, 0.0
-    corners = project(H2, np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64))
+    corners = project(
+        np.asarray(H2, dtype=np.float64),
+        np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64),
+    )
     return corners, float(inl.sum()) / (n * n)
 
 
@@ -397,7 +401,7 @@ def _candidates(
                 bx1, by1 = int(_x) + bw + r + 1, int(_y) + bhh + r + 1
                 grown = cv2.dilate(
                     own[by0:by1, bx0:bx1],
-                    cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)),
+                    cv2.getStructuringElement(cv2.MORPH_RECT, (2 * r + 1, 2 * r + 1)),
                 )
                 sub = labels[by0:by1, bx0:bx1]
                 touch = np.unique(sub[(grown > 0) & (sub > 0)])
@@ -523,7 +527,8 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     )
     if scale >= 1:
         scale = 1.0
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    small = np.asarray(small, dtype=np.uint8)
+    gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
@@ -555,7 +560,7 @@ def _from_edge(
     """The best grid centred in a board edge: (share of points standing out, corners, size),
     or None when no edge holds a grid whose points stand out."""
     lab = to_lab(small)
-    cands = []
+    cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
     for _solidity, edge in board_quads(small, limit=4):
         dist = distance_map(lab, margin_colour(lab, edge))
         cands.extend((st, quad, n, dist) for st, quad, n in fit_in_edge(dist, edge, sizes))

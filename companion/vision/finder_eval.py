@@ -67,14 +67,15 @@ def alter(image: Image, kind: str, seed: int) -> Image:
     side = max(image.shape[:2])
     if kind == "blur":
         sigma = side * rng.uniform(0.002, 0.004)
-        return cv2.GaussianBlur(image, (0, 0), sigma)
+        return np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), dtype=np.uint8)
     if kind == "motion":
         length = max(3, int(side * rng.uniform(0.006, 0.012)) | 1)
         k = np.zeros((length, length), np.float32)
         k[length // 2, :] = 1.0
         rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
-        k = cv2.warpAffine(k, rot, (length, length))
-        return cv2.filter2D(image, -1, k / max(float(k.sum()), 1e-6))
+        k = np.asarray(cv2.warpAffine(k, rot, (length, length)), dtype=np.float32)
+        out = cv2.filter2D(image, -1, k / max(float(k.sum()), 1e-6))
+        return np.asarray(out, dtype=np.uint8)
     if kind == "cast":
         gains = rng.uniform(0.55, 1.25, 3)
         gains /= gains.max() / rng.uniform(0.8, 1.1)
@@ -112,7 +113,7 @@ def cloth(shape: tuple[int, int], seed: int) -> Image:
         t = t.astype(np.float32)
     img = c1[None, None, :] * (1 - t[..., None]) + c2[None, None, :] * t[..., None]
     img += rng.normal(0, 4, img.shape).astype(np.float32)
-    return np.clip(img, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
 
 
 def _outer(corners: Corners, size: int, margin: float) -> Corners:
@@ -127,7 +128,7 @@ def with_cloth(image: Image, corners: Corners, size: int, seed: int) -> Image:
     replaced by a patterned cloth."""
     h, w = image.shape[:2]
     mask = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(_outer(corners, size, 1.0)).astype(np.int32), 255)
+    cv2.fillConvexPoly(mask, np.round(_outer(corners, size, 1.0)).astype(np.int32), (255,))
     out = cloth((h, w), seed)
     out[mask > 0] = image[mask > 0]
     return out

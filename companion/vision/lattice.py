@@ -33,7 +33,7 @@ def distance_map(lab: NDArray[np.float32], colour: NDArray[np.float32]) -> NDArr
     """Per-pixel colour distance from ``colour`` (Lab, lightness weighted half)."""
     d = lab - colour[None, None, :]
     d[..., 0] *= 0.5
-    return np.sqrt((d * d).sum(axis=2)).astype(np.float32)
+    return np.asarray(np.sqrt((d * d).sum(axis=2)), dtype=np.float32)
 
 
 def to_lab(image: Image) -> NDArray[np.float32]:
@@ -43,7 +43,9 @@ def to_lab(image: Image) -> NDArray[np.float32]:
 def _top(img: NDArray[np.float32], quad: Corners, side: int) -> NDArray[np.float32]:
     dst = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
     M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(img, M, (side, side), flags=cv2.INTER_AREA)
+    return np.asarray(
+        cv2.warpPerspective(img, M, (side, side), flags=cv2.INTER_AREA), dtype=np.float32
+    )
 
 
 def margin_colour(lab: NDArray[np.float32], edge: Corners) -> NDArray[np.float32]:
@@ -54,7 +56,7 @@ def margin_colour(lab: NDArray[np.float32], edge: Corners) -> NDArray[np.float32
     b = 6
     band[b : side - b, b : side - b] = False
     band[:2, :] = band[-2:, :] = band[:, :2] = band[:, -2:] = False
-    return np.median(top[band], axis=0).astype(np.float32)
+    return np.asarray(np.median(top[band], axis=0), dtype=np.float32)
 
 
 def fit_in_edge(
@@ -64,7 +66,7 @@ def fit_in_edge(
     ``dist`` is :func:`distance_map` from the board's colour."""
     side = 480
     top = _top(dist, edge, side)
-    top = cv2.GaussianBlur(top, (0, 0), 1.5)
+    top = np.asarray(cv2.GaussianBlur(top, (0, 0), 1.5), dtype=np.float32)
     out = []
     for n in sizes:
         spacing = []
@@ -82,7 +84,9 @@ def fit_in_edge(
         pts = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
         src = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
         M = cv2.getPerspectiveTransform(src, edge.astype(np.float32)).astype(np.float64)
-        corners = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M).reshape(4, 2)
+        corners = np.asarray(
+            cv2.perspectiveTransform(pts.reshape(1, 4, 2), M), dtype=np.float64
+        ).reshape(4, 2)
         out.append((standout(dist, corners, n), corners, n))
     return out
 
@@ -163,7 +167,8 @@ def refine(dist: NDArray[np.float32], corners: Corners, n: int) -> Corners:
         y_first_last = [_extrap(x, at, ends[1, :, k]) for k in (0, 1)]
         out.append((x, y_first_last[r_i]))
     new = np.array(out, np.float64)
-    return cv2.perspectiveTransform(new.reshape(1, 4, 2), M.astype(np.float64)).reshape(4, 2)
+    moved = cv2.perspectiveTransform(new.reshape(1, 4, 2), M.astype(np.float64))
+    return np.asarray(moved, dtype=np.float64).reshape(4, 2)
 
 
 def _extrap(x: float, at: NDArray[np.float64], vals: NDArray[np.float64]) -> float:
