@@ -56,6 +56,7 @@ WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
+SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
 
@@ -423,12 +424,17 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         if size is None and bigger and _extends(bh, quad, n):
             # lines go on past this grid: it is a part of a bigger board
             found = _locate(bh, masks, bigger, False)
-    if found is None or found[0] < GOOD_SCORE:
+    if found is None or found[0] < SURE_SCORE:
         # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
         # lattice of whatever marks its points
         edge = _from_edge(small, bh, sizes)
-        if edge is not None and (found is None or edge[0] >= MIN_STANDOUT):
-            found = edge
+        if edge is not None:
+            st, quad, n, dist = edge
+            if found is None or found[0] < GOOD_SCORE:
+                found = (st, quad, n)
+            elif st > standout(dist, found[1], found[2]) + 0.05:
+                # a fair grid of lines, but the edge's grid marks the points better
+                found = (st, quad, n)
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
@@ -440,16 +446,16 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
 
 def _from_edge(
     small: Image, bh: NDArray[np.uint8], sizes: Sequence[int]
-) -> tuple[float, Corners, int] | None:
-    """The best grid centred in a board edge: (share of points standing out, corners, size),
-    or None when no edge holds a grid whose points stand out."""
+) -> tuple[float, Corners, int, NDArray[np.float32]] | None:
+    """The best grid centred in a board edge: (share of points standing out, corners, size,
+    distance from the board's colour), or None when no edge holds a grid that stands out."""
     lab = to_lab(small)
     cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
     for _solidity, edge in board_quads(small, limit=4):
         dist = distance_map(lab, margin_colour(lab, edge))
         cands.extend((st, quad, n, dist) for st, quad, n in fit_in_edge(dist, edge, sizes))
     cands.sort(key=lambda c: -c[0])
-    best: tuple[float, Corners, int] | None = None
+    best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
     for st, quad, n, dist in cands[:2]:
         # onto the lattice (lines and stones), then onto the crossings where enough show
         moved = refine_lattice(dist, quad, n)
@@ -463,7 +469,7 @@ def _from_edge(
             quad = snapped
             st = max(st, standout(dist, quad, n))
         if best is None or st > best[0]:
-            best = (st, quad, n)
+            best = (st, quad, n, dist)
     if best is None or best[0] < MIN_STANDOUT:
         return None
     return best
