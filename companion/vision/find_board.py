@@ -56,6 +56,7 @@ WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
+SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
@@ -418,6 +419,14 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     found = _locate(bh, masks, sizes, size is not None)
+    if found is None or found[0] < GOOD_SCORE:
+        # blurred (focus, motion): lines too soft for the masks; sharpen and look again
+        soft = gray.astype(np.float32)
+        sharp = soft + SHARPEN * (soft - cv2.GaussianBlur(soft, (0, 0), 3.0))
+        bh2, masks2 = line_masks(np.asarray(np.clip(sharp, 0, 255), dtype=np.uint8), kernel)
+        again = _locate(bh2, masks2, sizes, size is not None)
+        if again is not None and (found is None or again[0] > found[0]):
+            found, bh, masks = again, bh2, masks2
     if found is not None:
         _score, quad, n = found
         bigger = tuple(s for s in SIZES if s > n)
