@@ -419,6 +419,7 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     found = _locate(bh, masks, sizes, size is not None)
+    bh_lines, sharpened = bh, False
     if found is None or found[0] < GOOD_SCORE:
         # blurred (focus, motion): lines too soft for the masks; sharpen and look again
         soft = gray.astype(np.float32)
@@ -426,14 +427,14 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         bh2, masks2 = line_masks(np.asarray(np.clip(sharp, 0, 255), dtype=np.uint8), kernel)
         again = _locate(bh2, masks2, sizes, size is not None)
         if again is not None and (found is None or again[0] > found[0]):
-            found, bh, masks = again, bh2, masks2
+            found, bh_lines, masks, sharpened = again, bh2, masks2, True
     if found is not None:
         _score, quad, n = found
         bigger = tuple(s for s in SIZES if s > n)
-        if size is None and bigger and _extends(bh, quad, n):
+        if size is None and bigger and _extends(bh_lines, quad, n):
             # lines go on past this grid: it is a part of a bigger board
-            found = _locate(bh, masks, bigger, False)
-    if found is None or found[0] < SURE_SCORE:
+            found = _locate(bh_lines, masks, bigger, False)
+    if found is None or found[0] < SURE_SCORE or sharpened:
         # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
         # lattice of whatever marks its points
         edge = _from_edge(small, bh, sizes)
@@ -441,8 +442,9 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
             st, quad, n, dist = edge
             if found is None or found[0] < GOOD_SCORE:
                 found = (st, quad, n)
-            elif st > standout(dist, found[1], found[2]) + 0.05:
-                # a fair grid of lines, but the edge's grid marks the points better
+            elif st > standout(dist, found[1], found[2]) + (-0.02 if sharpened else 0.05):
+                # a fair grid of lines, but the edge's grid marks the points better (lines
+                # from a sharpened photo are trusted less: a tie goes to the edge)
                 found = (st, quad, n)
     if found is None:
         raise BoardNotFound(
