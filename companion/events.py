@@ -109,6 +109,14 @@ class GameEnded(Event):
     clock: Snapshot | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class HandicapPlaced(Event):
+    """A free-placement handicap's black stones, seen on the board before the first move
+    (:mod:`companion.table.handicap`): one setup step; White moves next."""
+
+    spots: tuple[int, ...]
+
+
 # --- moves ------------------------------------------------------------------------------------
 
 
@@ -239,6 +247,15 @@ class CleanupMarked(Event):
 @dataclass(frozen=True, kw_only=True)
 class CleanupCancelled(Event):
     """Back to play from cleanup (the players did not agree the game was over)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayResumed(Event):
+    """Play on after the passes (club rules, point 11: the players disagree about the dead
+    stones and "restart the game and play on"): every pass and prisoner stays, and the player
+    after the last passer moves."""
+
+    clock: Snapshot | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

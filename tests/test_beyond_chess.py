@@ -34,6 +34,7 @@ from companion.games.beyond_chess_notation import (
     diagram,
     parse_cell,
     parse_diagram,
+    parse_setup,
     parse_turn,
 )
 
@@ -153,12 +154,14 @@ def test_orphaning_a_neighbour_is_refused() -> None:
     )
     assert reason(white, "c1d1/b2b1") == "orphan"
     assert reason(white, "c1d1/b2b3") == "orphan"
+    # b2 -> a2 keeps every square touching another, but {a3, a2, a1} would no longer touch
+    # {c2, d2, c1, d1}: the board would split (reading 1).
+    assert reason(white, "c1d1/b2a2") == "orphan"
     # Every other empty square, checked by hand: a3 may go right or down (b2 at its corner),
-    # b2 left (a3 flanks it), c2 and d2 up, d2 right, c1 down or left.
+    # c2 and d2 up, d2 right, c1 down or left.
     assert shifts_of(white, "c1d1") == {
         "a3-b3",
         "a3-a2",
-        "b2-a2",
         "c2-c3",
         "d2-d3",
         "d2-e2",
@@ -169,8 +172,8 @@ def test_orphaning_a_neighbour_is_refused() -> None:
 
 def test_no_legal_shift_means_no_legal_turn_reading_4() -> None:
     #   - - r     White's only piece move is Rb2xa2. The square b2 then left empty is the only
-    #   r R -     one that could shift: b2->b3 orphans c1, b2->b1 orphans c3, and b2->c2 fills
-    #   k - K     the c2 rift, opening the c-file from the black rook to the white king.
+    #   r R -     one that could shift: b2->b3 orphans c1, b2->b1 orphans c3, and b2->c2 (which
+    #   k - K     would also open the c-file onto the white king) cuts {a1, a2} off the c-file.
     board = parse_diagram(
         """
         - - r
@@ -182,7 +185,7 @@ def test_no_legal_shift_means_no_legal_turn_reading_4() -> None:
     assert [(m.frm, m.to) for m in _piece_moves(board)] == [(c("b2"), c("a2"))]
     assert reason(board, "b2a2/b2b3") == "orphan"
     assert reason(board, "b2a2/b2b1") == "orphan"
-    assert reason(board, "b2a2/b2c2") == "king in check"
+    assert reason(board, "b2a2/b2c2") == "orphan"
     assert board.legal_turns() == []
     assert board.outcome() == ("1/2-1/2", "stalemate: white has no legal turn")
 
@@ -606,8 +609,24 @@ def _naive_shifts(squares: set[tuple[int, int]]) -> set[tuple[tuple[int, int], t
                 continue
             if any(not any(_touching(m, n) for m in after) for n in after):
                 continue
+            if _naive_groups(after) > _naive_groups(squares):
+                continue  # "all squares must remain connected to the board"
             out.add((a, b))
     return out
+
+
+def _naive_groups(squares: set[tuple[int, int]]) -> int:
+    """How many groups of touching squares, by merging labels until nothing changes."""
+    label = {sq: i for i, sq in enumerate(sorted(squares))}
+    changed = True
+    while changed:
+        changed = False
+        for m in squares:
+            for n in squares:
+                if _touching(m, n) and label[m] != label[n]:
+                    label[m] = label[n] = min(label[m], label[n])
+                    changed = True
+    return len(set(label.values()))
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -642,10 +661,10 @@ def _groups(board: BeyondChess) -> int:
     return groups
 
 
-def test_the_board_may_split_in_two_reading_1() -> None:
-    #   - - - - -    c2 touches b1 by a corner and d2 by a side. Moved up to c3 it still
-    #   - - . . k    touches d2 (so it keeps touch) and every square still touches another,
-    #   K . - - .    but {a1, b1} is now cut off from the rest: allowed (reading 1).
+def test_the_board_may_not_split_in_two_reading_1() -> None:
+    #   - - - - -    c2 touches b1 by a corner and d2 by a side. Moved up to c3 it would still
+    #   - - . . k    touch d2 (so it keeps touch) and every square would still touch another,
+    #   K . - - .    but {a1, b1} would be cut off from the rest: refused (reading 1).
     board = parse_diagram(
         """
         - - - - -
@@ -655,9 +674,39 @@ def test_the_board_may_split_in_two_reading_1() -> None:
         extra="- - 0 1 first=0",
     )
     assert _groups(board) == 1
-    assert "c2-c3" in shifts_of(board, "a1b1")
-    board.push(t("a1b1/c2c3"))
+    assert "c2-c3" not in shifts_of(board, "a1b1")
+    assert reason(board, "a1b1/c2c3") == "orphan"
+    assert _groups(board) == 1  # the refused turn changed nothing
+
+
+def test_a_pair_of_squares_may_not_walk_off_the_traditional_board() -> None:
+    # From the start: two squares of the a-file are moved out beyond the edge, then one more
+    # step would leave the pair [-2,2], [-2,3] touching only each other.
+    board = traditional()
+    for turn in ("h2h3", "e7e5/a3[-1,2]", "d2d3/a4[-1,3]", "b7b5/[-1,3][-2,3]"):
+        board.push(t(turn))
+    assert _groups(board) == 1
+    assert reason(board, "c1d2/[-1,2][-2,2]") == "orphan"
+    assert not any(turn.shift == (cell(-1, 2), cell(-2, 2)) for turn in board.legal_turns())
+    for turn in board.legal_turns():
+        board.push(turn)
+        assert _groups(board) == 1, turn
+        board.pop()
+
+
+def test_a_custom_board_in_two_groups_may_be_joined_reading_1() -> None:
+    #   . . - . .    two 2x2 groups, a rift column between them
+    #   K . - . k
+    board = parse_diagram(
+        """
+        . . - . .
+        K . - . k
+        """,
+        extra="- - 0 1 first=0",
+    )
     assert _groups(board) == 2
+    board.push(t("a1a2/b1c1"))  # b1 steps into the rift and joins the groups
+    assert _groups(board) == 1
 
 
 def test_two_bare_kings_count_every_turn_reading_12() -> None:
@@ -665,3 +714,54 @@ def test_two_bare_kings_count_every_turn_reading_12() -> None:
     board.push(t("a1b1/d1[3,-1]"))
     board.push(t("a4b4/d4d5"))
     assert board.bare_turns == 2 and board.outcome() is None
+
+
+# ---- custom setups: the army and the promotion row (the engine's readings 8 and 15) ---------
+
+SHORT_OF_PROMOTION = """\
+black:
+........
+........
+........
+...k....
+white:
+P.......
+........
+........
+....K...
+"""
+
+
+def test_a_fresh_pawn_may_not_double_step_past_its_promotion_row() -> None:
+    # The black king starts on row 5, so White promotes there; the pawn on a4 is one row
+    # short. Its single step promotes; a double step would leave it on a6 unpromoted.
+    position = parse_setup(SHORT_OF_PROMOTION)
+    pawn_turns = {turn for turn in position.legal_turns() if turn.frm == parse_cell("a4")}
+    assert {(cell_name(turn.to), turn.promotion) for turn in pawn_turns} == {
+        ("a5", QUEEN),
+        ("a5", ROOK),
+        ("a5", BISHOP),
+        ("a5", KNIGHT),
+    }
+    with pytest.raises(IllegalTurn):
+        position.push(parse_turn("a4a6"))
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ("NNN.K...", "white has 3 knights; a setup has at most 2 knights"),
+        ("QQ..K...", "white has 2 queens; a setup has at most 1 queen"),
+    ],
+)
+def test_a_setup_army_fits_in_one_chess_set(row: str, message: str) -> None:
+    text = SHORT_OF_PROMOTION.replace("....K...", row)
+    with pytest.raises(PositionError, match=message):
+        parse_setup(text)
+
+
+def test_a_setup_with_nine_pawns_is_refused_and_a_lighter_army_is_fine() -> None:
+    nine = SHORT_OF_PROMOTION.replace("P.......\n........", "PPPPPPPP\nP.......")
+    with pytest.raises(PositionError, match="white has 9 pawns; a setup has at most 8 pawns"):
+        parse_setup(nine)
+    assert len(parse_setup(SHORT_OF_PROMOTION).board) == 3  # two kings and a pawn: allowed

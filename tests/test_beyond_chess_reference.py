@@ -117,8 +117,8 @@ def targets(state: State, at: XY) -> list[tuple[XY, str]]:
         if empty(one):
             out.append(one)
             two = add(one, (0, forward(side)))
-            if fresh and empty(two):
-                out.append(two)
+            if fresh and empty(two) and one[1] != state.promote[side]:
+                out.append(two)  # never past the promotion row unpromoted
         for dx in (1, -1):
             diag = add(at, (dx, forward(side)))
             if enemy(diag):
@@ -198,7 +198,28 @@ def geometry_ok(squares: frozenset[XY], a: XY, b: XY) -> bool:
     after = (squares - {a}) | {b}
     if not any(touching(n, a) and touching(n, b) for n in squares):
         return False
-    return all(any(touching(m, n) for m in after) for n in after)
+    if not all(any(touching(m, n) for m in after) for n in after):
+        return False
+    return groups(after) <= groups(squares)  # the board stays in one piece
+
+
+def groups(squares: frozenset[XY]) -> int:
+    """How many groups of touching squares (a flood from each unvisited square)."""
+    seen: set[XY] = set()
+    count = 0
+    for start in squares:
+        if start in seen:
+            continue
+        count += 1
+        todo = [start]
+        seen.add(start)
+        while todo:
+            here = todo.pop()
+            for n in squares:
+                if n not in seen and touching(here, n):
+                    seen.add(n)
+                    todo.append(n)
+    return count
 
 
 Key = tuple[int, int, int, tuple[int, int] | None, bool]

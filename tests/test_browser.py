@@ -176,3 +176,28 @@ def test_other_boards_draw(served: Any, page: Any) -> None:
     page.goto(url + "/archive/2")  # the stacked game
     page.wait_for_selector("circle.stone", timeout=5000)
     page.screenshot(path=str(SHOTS / "archive-replay.png"))
+
+
+def test_every_page_loads_its_modules_without_an_error(served: Any, page: Any) -> None:
+    """A module that fails to load is a console error, not a page error: both are caught."""
+    url, table = served
+    table.apply(it.PlayIntent(40, 0))
+    console: list[str] = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type == "error" else 0)
+    for path, ready in (
+        ("/", ".status.live"),
+        ("/setup", "#setup"),
+        ("/setup/chess", "#chess-setup"),
+        ("/archive", "time[data-epoch]"),
+        ("/archive/1", 'circle.stone[data-spot="40"]'),
+        ("/camera", "main"),
+        ("/calibrate", "main"),
+        ("/login", "form"),
+    ):
+        page.goto(url + path)
+        page.wait_for_selector(ready, timeout=5000)
+        page.wait_for_load_state("networkidle")
+        if path == "/archive":  # common.js wrote the local date over the raw epoch
+            stamp = page.inner_text("time[data-epoch]")
+            assert stamp.strip() and not stamp.strip().isdigit(), stamp
+    assert not console, console

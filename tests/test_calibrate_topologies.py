@@ -21,10 +21,11 @@ from companion.games.topology import from_spec
 from companion.journal import Journal
 from companion.runtime.frames import FrameInput
 from companion.table.session import TableSession
+from companion.vision.calibration_geometry import calibration_profile
 from companion.vision.geometry import homography, project
 from companion.vision.profile import GridRegion, SpotRegion, load_profile
 from companion.vision.render import Rendered, render_board
-from companion.web.app import calibration_profile, create_app
+from companion.web.app import create_app
 
 PIN = "246810"
 

@@ -80,6 +80,7 @@ def test_gate_needs_the_same_look_for_still_time() -> None:
 def test_a_whole_turn_is_accepted_once_still(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
     s.start_game("beyond-chess", time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     start = traditional()
     hold(s, clock, start.look())
     assert s.state.game is not None and not s.state.game.move_stack
@@ -97,6 +98,7 @@ def test_a_whole_turn_is_accepted_once_still(journal: Journal, clock: Clock) -> 
     face = s.clock_view()
     assert face is not None and face["current"] == 1
     assert face["players"][0]["countdown"] == pytest.approx(300 - (appeared - 1000.0), abs=1e-6)
+    assert face["players"][1]["countdown"] == pytest.approx(300 - (clock.t - appeared), abs=1e-6)
     # the same look again changes nothing
     assert hold(s, clock, look) == []
 
@@ -104,6 +106,7 @@ def test_a_whole_turn_is_accepted_once_still(journal: Journal, clock: Clock) -> 
 def test_half_made_turn_waits_for_the_shift(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
     s.start_game("beyond-chess", time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     s.enter_turn("e2e4")
     pos = s.state.game
     assert pos is not None
@@ -126,6 +129,7 @@ def test_half_made_turn_waits_for_the_shift(journal: Journal, clock: Clock) -> N
 def test_clock_button_accepts_a_whole_turn_at_once(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
     s.start_game("beyond-chess", time_control="fischer:5m+10s")
+    s.start_clock()  # the clock starts with a press or the first move
     with pytest.raises(IllegalMove, match="not read the board"):
         s.press_clock()
     start = traditional()
@@ -157,6 +161,7 @@ def promo_session(journal: Journal, clock: Clock) -> tuple[TableSession, BeyondC
     s = session(journal, clock)
     start = parse_diagram(PROMO, extra="- - 0 1 first=0")
     s.start_game("beyond-chess", knobs={"position": position_text(start)}, time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     return s, start
 
 
@@ -233,6 +238,7 @@ def test_hand_over_the_board_restarts_the_wait(journal: Journal, clock: Clock) -
 def test_checkmate_ends_the_game_and_the_record_downloads(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
     s.start_game("beyond-chess", players=["Ann", "Bo"], time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     for text in ("f2f3", "e7e5/a6[-1,5]", "g2g4/h3i3"):
         s.enter_turn(text)
     events = s.enter_turn("d8h4/[-1,5]a6")
@@ -255,6 +261,7 @@ def test_checkmate_ends_the_game_and_the_record_downloads(journal: Journal, cloc
 def test_flag_fall_loses_on_time(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
     s.start_game("beyond-chess", time_control="turn:30s")
+    s.start_clock()  # the clock starts with a press or the first move
     clock.t += 31
     events = s.tick()
     assert [e.type for e in events] == ["FlagFell", "GameEnded"]
@@ -266,6 +273,7 @@ def test_resume_from_the_journal(tmp_path: Path, clock: Clock) -> None:
     with Journal(path) as j:
         s = session(j, clock)
         s.start_game("beyond-chess", time_control="abs:10m")
+        s.start_clock()  # the clock starts with a press or the first move
         s.enter_turn("e2e4")
         s.enter_turn("e7e5/a6[-1,5]")
         clock.t += 7
@@ -313,6 +321,7 @@ def test_bad_settings_are_refused_plainly(journal: Journal, clock: Clock) -> Non
         s.start_game("beyond-chess", knobs={"setup": "white:\nKQ\n"})
     with pytest.raises(ValueError):
         s.start_game("beyond-chess", time_control="forever")
+        s.start_clock()  # the clock starts with a press or the first move
     assert journal.games() == []
     s.start_game("beyond-chess")
     with pytest.raises(IllegalMove, match="cannot move"):
@@ -336,11 +345,14 @@ def test_every_way_a_chess_game_ends_is_journaled_with_the_clock_stopped(
     s = session(journal, clock)
     ends = []
     s.start_game("beyond-chess", time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     s.enter_turn("e2e4")
     ends.append(s.control("resign", player=0))  # White resigns out of turn
     s.start_game("beyond-chess", time_control="abs:5m")
+    s.start_clock()  # the clock starts with a press or the first move
     ends.append(s.control("draw"))
     s.start_game("beyond-chess", time_control="abs:1m")
+    s.start_clock()  # the clock starts with a press or the first move
     clock.t += 61
     ends.append(s.tick())
     got = [(e[-1].type, e[-1].result, e[-1].method) for e in ends]

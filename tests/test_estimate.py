@@ -190,6 +190,110 @@ def test_running_estimate_on_an_open_board() -> None:
     assert all(-1.0 <= o <= 1.0 for o in est.ownership)
 
 
+# White's wall across row 5, Black's under it with one gap at the edge (J4), the rest empty:
+# the issue's case. The bottom 27 points are Black's on the ownership map; J4 is open.
+WALL_WITH_A_GAP = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+W W W W W W W W W
+B B B B B B B B g
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+def _territory_on_the_map(game: GoGame, est: object) -> list[int]:
+    """Each player's ground on the estimate's own map: empty points and dead stones whose
+    likeliest owner they are, outside dame and the boundaries to close."""
+    from companion.games.estimate import Estimate
+
+    assert isinstance(est, Estimate)
+    counts = [0] * game.players
+    for s, c in enumerate(game.board):
+        if (c == EMPTY or s in est.dead) and s not in est.dame and s not in est.boundary:
+            owner = est.owner(s)
+            if owner is not None:
+                counts[owner] += 1
+    return counts
+
+
+@pytest.mark.parametrize("rules", ["japanese", "chinese"])
+def test_an_open_point_on_a_border_does_not_turn_a_territory_neutral(rules: str) -> None:
+    game, names = game_from(WALL_WITH_A_GAP, rules)
+    est = estimate(game)
+    # The gap is named: dame to fill (nobody owns it firmly) or a boundary to close.
+    assert names["g"] in est.dame or names["g"] in est.boundary
+    territory = [d["territory"] for d in est.score.detail]
+    assert territory == _territory_on_the_map(game, est)  # the count is the map's count
+    assert territory[BLACK] >= 26  # the bottom is Black's, at most the point behind the gap
+    assert territory[WHITE] == 36
+    # The right count is near W+16.5 (Japanese), not W+42.5 (the bottom made neutral).
+    komi = est.score.detail[WHITE]["komi"]
+    stones = est.score.detail[BLACK].get("stones", 0) - est.score.detail[WHITE].get("stones", 0)
+    assert est.score.winner == WHITE
+    assert est.score.margin == 36 + komi - territory[BLACK] - stones
+    assert est.score.margin <= 19.5
+
+
+# Black's corner ground (c) is open at a, next to White's wall.
+OPEN_CORNER = """
+c c a W .
+c c B W .
+B B B W .
+W W W W .
+. . . . .
+"""
+
+
+def _shares(game: GoGame, black: set[int], a_share: float) -> list[list[float]]:
+    """Hand-made playout shares: Black owns ``black`` (and its stones) 9 times in 10, White
+    the rest; the open point a goes to Black ``a_share`` of the time."""
+    rows: list[list[float]] = [[0.0] * len(game.board), [0.0] * len(game.board)]
+    for s, c in enumerate(game.board):
+        mine = BLACK if s in black or c == BLACK else WHITE
+        rows[mine][s], rows[1 - mine][s] = 0.9, 0.1
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("a_share", "closed", "open_", "black_ground"), [(0.9, "a", "", 4), (0.6, "c", "a", 3)]
+)
+def test_a_border_point_is_closed_by_a_firm_owner_else_dame(
+    a_share: float, closed: str, open_: str, black_ground: int
+) -> None:
+    from companion.games.borders import borders, count_closed
+
+    game, _ = game_from(OPEN_CORNER.replace("c", "."), "japanese")
+    t = game.topology
+    a = t.spot(0, 2)
+    corner = {t.spot(0, 0), t.spot(0, 1), t.spot(1, 0), t.spot(1, 1)}
+    shares = _shares(game, corner | {a}, a_share)
+    shares[BLACK][a], shares[WHITE][a] = a_share, 1.0 - a_share
+    boundary, open_points = borders(
+        t.neighbours, game.board, shares, frozenset(), frozenset(), 0.75
+    )
+    # Firm: Black closes a and keeps the whole corner. Contested: a is dame, and the corner
+    # point behind it (next to a dame that touches White) is Black's to close once White
+    # fills a, so Black keeps 3 points.
+    expected_boundary = {a: BLACK} if closed == "a" else {t.spot(0, 1): BLACK}
+    assert boundary == expected_boundary
+    assert open_points == ({a} if open_ else set())
+    score, unclosed = count_closed(game, frozenset(), open_points, boundary)
+    assert not unclosed
+    assert score.detail[BLACK]["territory"] == black_ground
+    assert score.detail[WHITE]["territory"] == 9  # the right column and the bottom row
+
+
+def test_finished_positions_count_what_their_map_shows() -> None:
+    for diagram in (DEAD_STONE, WALL_WITH_A_GAP):
+        game, _ = game_from(diagram, "japanese")
+        est = estimate(game)
+        assert [d["territory"] for d in est.score.detail] == _territory_on_the_map(game, est)
+
+
 def test_estimate_is_deterministic_and_leaves_the_game_alone() -> None:
     game, _ = game_from(DEAD_STONE, "japanese")
     before = (game.board, game.to_move, len(game.moves))

@@ -23,7 +23,7 @@ from companion.table import intents as it
 from companion.table.estimates import EstimateCache, group_names, position_key
 from companion.table.fold import fold
 from companion.table.session import TableSession
-from companion.web import app as web
+from companion.web import api as web
 from companion.web.app import create_app
 
 PIN = "424242"

@@ -30,6 +30,7 @@ def test_sgf_export_carries_the_clock_of_every_move(tmp_path: Path) -> None:
     clock = Clock()
     table = TableSession(Journal(tmp_path / "j.sqlite"), clock=clock)
     table.start_game("chinese", "9", time_control="byo:10s+3x5s")
+    table.start_clock()  # the clock starts with a press or the first move
     turns: list[tuple[float, it.Intent]] = [
         (2.0, it.PlayIntent(40, 0)),  # B E5 after 2 s: 8 s of main time left
         (3.0, it.PlayIntent(30, 1)),  # W after 3 s: 7 s left

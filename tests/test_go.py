@@ -370,7 +370,7 @@ def test_resume_after_passes_is_logged_and_survives_undo() -> None:
 
 def test_resume_refused_after_resignation() -> None:
     game = new_game("chinese", grid(5))
-    game.resign()
+    game.resign(BLACK)
     with pytest.raises(IllegalMove):
         game.resume()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from companion.errors import IllegalMove
+from companion.errors import IllegalMove, RecordError
 from companion.games.go import LETTERS, KoRule, Score
 from companion.games.gobeyond import Economy, GoBeyond, decide_economy
 from companion.games.rules import find_rules, new_game
@@ -299,7 +299,7 @@ def test_three_player_rotation_with_resignation() -> None:
     assert game.points == [190, 190, 190]
     game.play(at(game, 0, 1))
     assert game.to_move == 1
-    game.resign()  # W resigns in turn and leaves the rotation
+    game.resign(1)  # W resigns in turn and leaves the rotation
     assert game.active_players == [0, 2]
     assert game.to_move == 2
     assert game[at(game, 4, 4)] == 1  # W's stone stays
@@ -323,7 +323,7 @@ def test_dividend_on_the_resignation_turn_and_bounty_for_a_resigned_players_ston
         players=3,
         to_move=1,
     )
-    game.resign()  # W's turn starts (W claims (0,1): +1), then W resigns
+    game.resign(1)  # W's turn starts (W claims (0,1): +1), then W resigns
     assert game.points == [200, 201, 200]
     game.pass_()  # Red
     # B fills W's last lifeline: 5 stones x 10, minus the stone; B claimed nothing.
@@ -335,7 +335,7 @@ def test_a_resignation_does_not_break_the_run_of_passes() -> None:
     game = GoBeyond(grid(3), players=3)
     game.pass_()
     game.pass_()
-    game.resign()  # Red leaves; B and W have both passed
+    game.resign(2)  # Red leaves; B and W have both passed
     assert not game.over
     game.pass_()  # B confirms
     assert game.in_cleanup
@@ -401,35 +401,36 @@ CLEANUP = """
 """
 
 
-def test_surrender_bounty_goes_to_the_claimant_and_none_when_disputed() -> None:
+def test_surrender_bounty_goes_to_the_opponent_even_when_the_region_is_disputed() -> None:
     game = position(CLEANUP)
     passes(game, 3)
     # B claims (2,0) and (2,1) at the start of each of its two turns; W claims nothing.
     assert game.points == [204, 200]
     game.surrender([at(game, 0, 1), at(game, 0, 4)])
     # (0,1) leaves {(0,0), (0,1)}, claimed by B: +10 to B. (0,4) leaves the right-hand region,
-    # still bordered by B and the white stone (2,4): disputed, nobody is paid.
+    # still bordered by B and the white stone (2,4): disputed, but with two players B is the
+    # only one who could have captured it: +10 to B as well.
     score = game.score()
     assert score.detail[0] == {
         "points": 204,
-        "surrender bounty": 10,
+        "surrender bounty": 20,
         "territory": 4,
         "territory bounty": 40,
         "komi": 0.0,
     }
     assert score.detail[1]["surrender bounty"] == 0
-    assert score.points == (254.0, 200.0)
+    assert score.points == (264.0, 200.0)
     assert game.claimed()[0] == {at(game, r, c) for r, c in ((0, 0), (0, 1), (2, 0), (2, 1))}
     game.agree(0)
     assert game.result is None
     game.agree(1)
     assert game.result == score
-    assert (game.result.winner, game.result.margin, game.result.method) == (0, 54.0, "economy")
+    assert (game.result.winner, game.result.margin, game.result.method) == (0, 64.0, "economy")
     with pytest.raises(IllegalMove):
         game.surrender([at(game, 2, 4)])
 
 
-def test_surrendering_a_stone_inside_its_own_colours_region_pays_nobody() -> None:
+def test_a_stone_surrendered_inside_its_own_colours_region_pays_the_opponent() -> None:
     game = position(
         """
         B . B . W
@@ -438,11 +439,11 @@ def test_surrendering_a_stone_inside_its_own_colours_region_pays_nobody() -> Non
     )
     passes(game, 3)
     game.surrender([at(game, 0, 0)])
-    # The region left, columns 0-1, borders only black stones: B's territory, but the bounty
-    # is for an opponent's stone.
+    # The region left, columns 0-1, borders only black stones: B's territory. The bounty is
+    # "awarded when your opponent's stone is surrendered": W's, the only opponent.
     score = game.score()
     assert score.detail[0]["territory"] == 4
-    assert [d["surrender bounty"] for d in score.detail] == [0, 0]
+    assert [d["surrender bounty"] for d in score.detail] == [0, 10]
 
 
 def test_surrender_takes_the_whole_chain_and_changes_clear_agreement() -> None:
@@ -522,7 +523,9 @@ def test_komi_knob_goes_to_the_second_player() -> None:
 def test_tie_rule_with_three_players() -> None:
     assert decide_economy([5, 5, 3], [0, 1, 2]) == (1, 0.0)
     assert decide_economy([5, 3, 5], [0, 1, 2]) == (2, 0.0)
-    assert decide_economy([5, 5, 5], [0, 1, 2]) == (2, 0.0)
+    assert decide_economy([5, 5, 5], [0, 1, 2]) == (None, 0.0)  # no single earlier player
+    assert decide_economy([5, 5, 5, 5], [0, 1, 2, 3]) == (None, 0.0)
+    assert decide_economy([5, 5, 5, 6], [0, 1, 2, 3]) == (3, 1.0)
     assert decide_economy([7, 5, 5], [0, 1, 2]) == (0, 2.0)
     assert decide_economy([9, 5, 5], [1, 2]) == (2, 0.0)  # a resigned player cannot win
 
@@ -530,9 +533,7 @@ def test_tie_rule_with_three_players() -> None:
 def test_resigning_during_cleanup() -> None:
     game = position(CLEANUP)
     passes(game, 3)
-    with pytest.raises(IllegalMove):
-        game.resign()  # nobody is to move during cleanup: say who
-    game.resign(1)
+    game.resign(1)  # W cannot agree with B's surrenders: the sheet says resign
     assert game.result is not None
     assert (game.result.winner, game.result.method) == (0, "resign")
     three = GoBeyond(grid(3), players=3)
@@ -613,7 +614,7 @@ def test_random_games_undo_and_copy_restore_everything() -> None:
             roll = rng.random()
             legal = game.legal_plays()
             if roll < 0.04 and len(game.active_players) > 2:
-                game.resign()
+                game.resign(game.to_move)
             elif roll < 0.1:
                 game.skip()
             elif roll < 0.16 or not legal:
@@ -682,3 +683,104 @@ def test_score_is_a_score() -> None:
         game.score(dead=[-1])
     with pytest.raises(ValueError):
         game.score(no_mans_land=[9])
+
+
+# ----------------------------------------------------------- issue 13: ends and economy
+
+
+def test_with_three_players_a_surrender_into_a_disputed_region_pays_nobody() -> None:
+    game = position(
+        """
+        B W . R
+        B . . R
+        """,
+        players=3,
+    )
+    passes(game, 4)  # three passes and the confirming one; the middle is disputed throughout
+    assert game.points == [200, 200, 200]
+    game.surrender([at(game, 0, 1)])
+    # W's stone leaves a region bordered by B and R: neither alone would have taken it.
+    assert [d["surrender bounty"] for d in game.score().detail] == [0, 0, 0]
+    game.surrender([at(game, 0, 3)])
+    # With R's chain (two stones) gone too, columns 1-3 border only B: B claims 6 spots and
+    # is paid for the three opponents' stones it now surrounds.
+    score = game.score()
+    assert [d["surrender bounty"] for d in score.detail] == [30, 0, 0]
+    assert score.points == (290.0, 200.0, 200.0)
+
+
+def test_a_three_way_tie_is_a_tie_not_a_win_by_zero() -> None:
+    game = GoBeyond(grid(3), players=3)
+    passes(game, 4)
+    for player in (0, 1, 2):
+        game.agree(player)
+    assert game.result is not None
+    assert game.result.points == (200.0, 200.0, 200.0)
+    assert (game.result.winner, game.result.text()) == (None, "0")
+
+
+def test_a_two_player_resignation_in_cleanup_ends_the_game_with_a_result() -> None:
+    game = position(CLEANUP)
+    passes(game, 3)
+    game.surrender([at(game, 0, 4)])
+    game.resign(0)  # B cannot agree and resigns, as the sheet advises
+    assert game.over and game.result is not None
+    assert game.result.text() == "W+R"
+    with pytest.raises(IllegalMove):
+        game.agree(1)  # decided: cleanup is closed
+
+
+def test_a_voluntary_skip_collects_the_dividend_places_nothing_and_pays_nothing() -> None:
+    game = position(
+        """
+        B . B . W
+        B B B . W
+        """
+    )
+    assert GoBeyond.voluntary_skip and not find_rules("chinese").voluntary_skip
+    game.skip(0)  # B chooses to skip: its turn starts (claims (0,1): +1), no stone, no cost
+    assert game.points == [201, 200]
+    assert game.moves[-1].kind == "skip" and game.to_move == 1
+    assert game.board.count(0) == 5
+
+
+def test_turn_seconds_is_part_of_the_agreed_economy_for_the_clock() -> None:
+    assert GoBeyond(grid(3), turn_seconds=30).turn_seconds == 30
+    assert GoBeyond(grid(3)).turn_seconds is None
+    assert new_game("chinese", grid(3)).turn_seconds is None  # Go sets no turn limit itself
+
+
+def test_the_json_record_keeps_the_agreed_economy_so_a_replay_scores_the_same_game() -> None:
+    from companion.records.json_record import read_json_record, write_json_record
+    from companion.records.record import record_from_game
+
+    game = position(
+        """
+        B . B . W
+        B B B . W
+        """,
+        starting=44,
+        handicap=3,
+        stone_cost=2,
+        dividend=0,
+        capture_bounty=5,
+        territory_bounty=1,
+        turn_seconds=30,
+    )
+    game.play(at(game, 0, 3))  # B: 47 - 2
+    passes(game, 3)
+    game.agree(0)
+    game.agree(1)
+    assert game.result is not None
+    text = write_json_record(record_from_game(game))
+    assert '"starting": 44' in text and '"turn_seconds": 30' in text
+    replayed, problems = read_json_record(text).to_game()
+    assert problems == []
+    assert isinstance(replayed, GoBeyond)
+    assert replayed.economy == game.economy
+    assert replayed.points == game.points == [45, 44]
+    assert replayed.score() == game.score()  # not a count with the default 200 points each
+    with pytest.raises(RecordError, match=r"rules\.economy\.stone_cost"):
+        read_json_record(text.replace('"stone_cost": 2', '"stone_cost": 2.5'))
+    with pytest.raises(RecordError, match="unknown key 'bonus'"):
+        read_json_record(text.replace('"dividend": 0', '"dividend": 0, "bonus": 1'))

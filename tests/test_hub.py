@@ -417,6 +417,30 @@ def test_the_stream_sends_each_event_as_it_arrives(tmp_path: Path) -> None:
     resp.close()
 
 
+def test_the_hub_sends_each_event_with_the_words_the_table_shows(tmp_path: Path) -> None:
+    hub = Hub(client_id="unstarted")
+    table = Table(tmp_path / "t.sqlite", seed=4, players=["Ann", "Bob"])
+    table.play(2)
+    game = table.session.state.game
+    assert game is not None
+    client = create_app(hub).test_client()
+    resp = client.get("/stream", buffered=False)
+    frames = resp.response  # type: ignore[attr-defined]
+    next(frames)  # hello
+    feed_hub(hub, "t1", table)
+    streamed = [json.loads(next(frames).decode().split("data: ", 1)[1]) for _ in table.seqs()]
+    resp.close()
+    listed = client.get("/api/table/t1").get_json()["events"]
+    first, second = (m.spot for m in game.moves)
+    for events in ([f["event"] for f in streamed], listed):
+        said = [e["words"] for e in events if e["type"] == "MovePlayed"]
+        assert said == [
+            f"Ann played {game.spot_name(first)}",
+            f"Bob played {game.spot_name(second)}",
+        ]
+        assert events[0]["words"] == "game 1 started: chinese on 9"
+
+
 @needs_broker
 def test_round_records_and_livechess_files(broker: Mosquitto, tmp_path: Path) -> None:
     tables = {

@@ -177,6 +177,7 @@ def test_round_zip_and_livechess_files_hold_the_chess_game(
 ) -> None:
     t = ChessTable(tmp_path / "chess.sqlite")
     t.table.start_game("beyond-chess", players=["Ann Lee", "Bo"], time_control="abs:5m")
+    t.table.start_clock()  # the clock starts with a press or the first move
     pub = start_publisher(t.table, {"broker": broker.address, "table": "board-3", "round": 1})
     hub = hub_for(broker, "hub-zip")
     try:
@@ -248,6 +249,7 @@ def feed(hub: Hub, name: str, journal: Journal, round_: int = 1) -> None:
 def test_live_clock_and_an_open_promotion_question_in_the_view(tmp_path: Path) -> None:
     t = ChessTable(tmp_path / "c.sqlite")
     t.table.start_game("beyond-chess", players=["Ann", "Bo"], time_control="fischer:5m+10s")
+    t.table.start_clock()  # the clock starts with a press or the first move
     t.clock.t += 4.0
     t.table.control("turn", text="e2e4")
     hub = Hub(client_id="unstarted")

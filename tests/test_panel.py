@@ -89,6 +89,7 @@ def test_press_with_no_new_stone_is_a_journaled_pass(
     table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
 ) -> None:
     table.start_game("chinese", "9", time_control="abs:10m")
+    table.start_clock()  # the clock starts with a press or the first move
     see(panel, clock, EMPTY)
     clock.t += 4.0
     press(factory, 20)  # Black, to move, presses; the board shows no new stone
@@ -105,6 +106,7 @@ def test_the_other_players_button_is_ignored(
     table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
 ) -> None:
     table.start_game("chinese", "9", time_control="abs:10m")
+    table.start_clock()  # the clock starts with a press or the first move
     see(panel, clock, EMPTY)
     press(factory, 21)  # White presses on Black's turn
     [outcome] = panel.step()
@@ -116,6 +118,7 @@ def test_press_while_the_stone_is_being_placed_confirms_the_move(
     table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
 ) -> None:
     table.start_game("chinese", "9", time_control="abs:10m")
+    table.start_clock()  # the clock starts with a press or the first move
     see(panel, clock, EMPTY)
     placed = rows((4, 4, "B"))
     see(panel, clock, placed, 0.1)  # the stone is there but not yet still for the tracker
@@ -173,6 +176,7 @@ def test_presses_outside_play_are_ignored(
     press(factory, 20)
     assert [o.detail for o in panel.step()] == ["player 1 pressed: ignored (no game in play)"]
     table.start_game("chinese", "9", time_control="abs:10m")
+    table.start_clock()  # the clock starts with a press or the first move
     table.control("pause")
     press(factory, 20)
     [outcome] = panel.step()
@@ -183,6 +187,7 @@ def test_warnings_drive_the_buzzer_and_led(
     table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
 ) -> None:
     table.start_game("chinese", "9", time_control="abs:30s")
+    table.start_clock()  # the clock starts with a press or the first move
     buzzer, led = factory.pin(12), factory.pin(26)
     clock.t += 15.0
     table.tick()
@@ -209,6 +214,7 @@ def test_flag_fall_is_a_loss_on_time_under_chinese_rules(
     table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
 ) -> None:
     table.start_game("chinese", "9", time_control="byo:10s+1x5s")
+    table.start_clock()  # the clock starts with a press or the first move
     clock.t += 16.0
     stored = table.tick()
     assert [e.type for e in stored] == ["FlagFell", "GameEnded"]
@@ -228,6 +234,7 @@ def test_flag_fall_skips_the_turn_under_gobeyond(
 ) -> None:
     # GoBeyond's rules skip a turn whose time ran out, whatever the time control.
     table.start_game("gobeyond", "9", time_control="abs:10s")
+    table.start_clock()  # the clock starts with a press or the first move
     clock.t += 11.0
     stored = table.tick()
     assert [e.type for e in stored] == ["Skipped"]
@@ -240,9 +247,11 @@ def test_flag_fall_skips_the_turn_under_gobeyond(
 
 def test_flag_policy_can_be_chosen(table: TableSession, clock: Clock) -> None:
     table.start_game("gobeyond", "9", time_control="abs:10s", flag_policy="loss")
+    table.start_clock()  # the clock starts with a press or the first move
     clock.t += 11.0
     assert [e.type for e in table.tick()] == ["FlagFell", "GameEnded"]
     table.start_game("chinese", "9", time_control="abs:10s", flag_policy="ignore")
+    table.start_clock()  # the clock starts with a press or the first move
     clock.t += 11.0
     assert [e.type for e in table.tick()] == ["FlagFell"]
     game = table.state.game
@@ -258,6 +267,7 @@ def test_a_resumed_game_keeps_its_flag_policy(tmp_path: Path, clock: Clock) -> N
     path = tmp_path / "j.sqlite"
     table = TableSession(Journal(path), clock=clock)
     table.start_game("chinese", "9", time_control="abs:10s", flag_policy="skip")
+    table.start_clock()  # the clock starts with a press or the first move
     table.journal.close()
     again = TableSession.resume(Journal(path), clock=clock)
     assert again.clock is not None and again.clock.flag_policy == "skip"
@@ -271,8 +281,24 @@ def test_a_table_keeps_the_panel_across_kinds_of_game(
     with ClockPanel(table, outputs=outputs, clock=clock) as panel:
         table.start_game("beyond-chess")
         table.start_game("chinese", "9", time_control="abs:8s")  # a Go game again
+        table.start_clock()  # the clock starts with a press or the first move
         clock.t += 4.0
         table.tick()
         panel.step()
         assert factory.pin(12).state
         assert "Buzzer" in repr(panel)
+
+
+def test_a_press_before_the_first_move_starts_the_clock_not_a_pass(
+    table: TableSession, panel: ClockPanel, factory: MockFactory, clock: Clock
+) -> None:
+    """The clock waits for the first move; White's press then starts Black's clock (as on a
+    club clock) and records no pass."""
+    table.start_game("chinese", "9", time_control="abs:10m")
+    assert table.clock is not None and table.clock.waiting
+    see(panel, clock, EMPTY)
+    press(factory, 21)  # White presses
+    [outcome] = panel.step()
+    assert outcome.kind == "start" and "the clock starts" in outcome.detail
+    assert table.clock.running and not table.clock.waiting and table.clock.current == 0
+    assert moves(table) == []

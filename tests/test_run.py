@@ -84,7 +84,7 @@ def test_a_folder_of_photos_runs_to_its_end_and_prints_the_game(
     assert game.get_root().get("TM") == 300
     assert all(n.has_property("BL") or n.has_property("WL") for n in game.get_main_sequence()[1:])
     log = result.stderr
-    assert "MovePlayed: Black plays E5" in log and "MovePlayed: White plays C7" in log
+    assert "MovePlayed: Black played E5" in log and "MovePlayed: White played C7" in log
     with Journal(journal) as j:  # what was printed is what the journal holds
         assert [e.type for e in j.events()].count("MovePlayed") == 4
 
@@ -125,7 +125,7 @@ def test_the_simulated_grid_plays_the_demo_game_to_its_count(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     game = sgf.Sgf_game.from_bytes(result.stdout_bytes)
     assert game.get_root().get("RE") == "W+2.5" and game.get_size() == 13
-    assert "Scored: counted (area): W+2.5" in result.stderr
+    assert "Scored: counted by area: W+2.5" in result.stderr
 
 
 def test_mock_sensors_and_buttons_start_and_stop_on_sigterm(tmp_path: Path) -> None:
@@ -151,7 +151,7 @@ def test_mock_sensors_and_buttons_start_and_stop_on_sigterm(tmp_path: Path) -> N
     assert proc.returncode == 0, err.decode()
     assert "Traceback" not in err.decode()
     text = "".join(lines) + err.decode()
-    assert "GameStarted: game 1 started: chinese on 9, time abs:10m" in text
+    assert "GameStarted: game 1 started: chinese on 9, clock abs:10m" in text
     assert "ClockButtons players=2" in text and "companion: stopped" in text
     game = sgf.Sgf_game.from_bytes(out)
     assert game.get_size() == 9 and game.get_root().get("TM") == 600

@@ -47,7 +47,7 @@ def test_a_game_played_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("rules", "board"), [("chinese", "9"), ("fridge", "13"), ("gobeyond", "torus-9")]
+    ("rules", "board"), [("chinese", "9"), ("japanese", "19"), ("gobeyond", "torus-9")]
 )
 def test_a_new_game_on_the_page_gets_a_demo_on_its_board(
     tmp_path: Path, rules: str, board: str

@@ -104,3 +104,39 @@ def test_serve_refuses_bad_sources_at_start(
     assert message in result.output and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert not journal.exists()  # refused before the journal was touched
+
+
+def _serve_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, Path]:
+    """Run ``serve`` on a folder of photos (no camera needed), stopping where it would listen."""
+    import waitress.server
+
+    def no_server(*a: object, **k: object) -> None:
+        raise OSError(98, "stopped here by the test")
+
+    monkeypatch.setattr(waitress.server, "create_server", no_server)
+    photos = tmp_path / "photos"
+    photos.mkdir(parents=True)
+    path = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(
+        serve, [*args, "--source", f"dir:{photos}", "--journal", str(path), "--port", "0"]
+    )
+    assert "Traceback" not in result.output
+    return result.output, path
+
+
+def test_serve_starts_a_handicap_game_and_refuses_boards_the_rules_do_not_play_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: ``--handicap N`` starts a handicap game; FridgeGo on 19x19 and 2.5D Go on a
+    plain 9x9 were accepted and are refused with a message."""
+    output, path = _serve_stopped(
+        tmp_path, monkeypatch, "--rules", "japanese", "--board", "19", "--handicap", "5"
+    )
+    journal = Journal(path)
+    started = journal.events()[0]
+    journal.close()
+    assert started.knobs == {"handicap_stones": 5}  # type: ignore[attr-defined]
+    output, _ = _serve_stopped(tmp_path / "b", monkeypatch, "--rules", "fridgego", "--board", "19")
+    assert "cannot start the game: FridgeGo is played on 9x9, not 19x19" in output
+    output, _ = _serve_stopped(tmp_path / "c", monkeypatch, "--rules", "stacked", "--board", "9")
+    assert "2.5D Go is played on 2x9x9, not 9x9" in output

@@ -164,3 +164,28 @@ def test_stacked_games_are_printed_as_json_records(capsys: pytest.CaptureFixture
     _print_record(game)
     data = json.loads(capsys.readouterr().out)
     assert len(data["moves"]) == 2
+
+
+def test_track_a_handicap_game_from_labels(tmp_path: Path) -> None:
+    """``track --handicap 2`` on a 9x9: Black puts the stones on G7 and C3 one at a time (the
+    first view is no move), then White plays E5 first and Black D4; every move is recorded,
+    the handicap stones are the record's setup."""
+    empty = [["."] * 9 for _ in range(9)]
+
+    def view(*stones: tuple[str, str]) -> str:
+        rows = [row[:] for row in empty]
+        for name, colour in stones:
+            col = "ABCDEFGHJ".index(name[0])
+            rows[9 - int(name[1:])][col] = colour
+        return "\n".join(" ".join(r) for r in rows)
+
+    g7, c3, e5, d4 = ("G7", "B"), ("C3", "B"), ("E5", "W"), ("D4", "B")
+    write_labels(tmp_path, [view(), view(g7), view(g7, c3), view(g7, c3, e5), view(g7, c3, e5, d4)])
+    result = CliRunner().invoke(
+        main, ["track", f"labels:{tmp_path}", "--handicap", "2", "--size", "9"]
+    )
+    assert result.exit_code == 0, result.output
+    game = sgf.Sgf_game.from_string(result.stdout)
+    assert sorted(game.get_root().get("AB")) == [(2, 2), (6, 6)]
+    assert moves(result.stdout) == [("w", (4, 4)), ("b", (3, 3))]
+    assert "handicap: place the black stone at C3" in result.stderr

@@ -625,3 +625,34 @@ def test_a_simulated_sensor_grid_with_hovering_hands() -> None:
     for intent in tracker.update(sensor.scan()):
         apply_intent(game, intent)
     assert game.moves == scratch.moves
+
+
+def test_a_stone_undone_on_the_page_is_asked_off_not_read_again() -> None:
+    """Issue 13: after Undo on the page, the stone still on the board was read again as a
+    new move a second later. White plays D3, the players press Undo; D3 is still there:
+
+        . . . . .
+        . . . . .
+        . . B W .     <- W at D3 was taken back: take it off
+        . . . . .
+        . . . . .
+    """
+    table = start(EMPTY5)
+    game = table.game
+    one = board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . . .")
+    two = board(". . . . .\n. . . . .\n. . B W .\n. . . . .\n. . . . .")
+    table.show(one)
+    table.show(two)
+    table.game.undo()  # the page's Undo (the session takes back D3)
+    out = table.show(two, seconds=2.0)
+    d3 = spot(game, "D3")
+    assert out == [RemoveStones((d3,), "the white stone at D3 was taken back: take it off")]
+    assert len(game.moves) == 1
+    # Taken off: the board matches; then White plays elsewhere and it is read as a move.
+    assert table.show(one) == [BoardMatches("the board matches the game")]
+    table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . W ."))
+    assert [m.spot for m in game.moves] == [spot(game, "C3"), spot(game, "D1")]
+    # A second Undo asks again for the stone it took back.
+    table.game.undo()
+    out = table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . W ."))
+    assert isinstance(out[0], RemoveStones)

@@ -127,6 +127,8 @@ def test_sse_catches_up_from_last_event_id(client: FlaskClient, table: TableSess
     frames = _frames(first)
     assert [i for i, _ in frames] == [3, 4, 4]
     assert [f["event"]["spot"] for _, f in frames[:2]] == [20, 60]
+    # spot 20 is C7 and spot 60 G3 on a 9x9 board (row 0 at the top, no letter I)
+    assert [f["event"]["words"] for _, f in frames[:2]] == ["Bob played C7", "Ann played G3"]
     assert frames[-1][1]["state"]["board"][60] == 0  # then the current state
 
 
@@ -141,6 +143,23 @@ def test_sse_without_last_id_sends_the_state_then_live_events(
     live = _frames(next(stream))
     resp.close()
     assert live[0][1]["event"]["type"] == "MovePlayed" and live[0][1]["state"]["board"][40] == 0
+    assert live[0][1]["event"]["words"] == "Ann played E5"
+
+
+def test_a_fresh_page_gets_the_games_recent_events_with_their_words(
+    client: FlaskClient, table: TableSession
+) -> None:
+    table.apply(it.PlayIntent(40, 0))
+    table.apply(it.PassIntent(1))
+    resp = client.get("/events", buffered=False)
+    frames = _frames(next(iter(resp.response)))
+    resp.close()
+    recent = frames[-1][1]["recent"]
+    assert [e["words"] for e in recent] == [
+        "game 1 started: chinese on 9, clock byo:5m+3x30s",
+        "Ann played E5",
+        "Bob passed",
+    ]
 
 
 def test_archive_downloads_and_step_through(client: FlaskClient, table: TableSession) -> None:
@@ -247,3 +266,41 @@ def test_calibration_preview_and_save(camera_client: Any, tmp_path: Path) -> Non
     assert resp.status_code == 200
     saved = json.loads(Path(resp.get_json()["saved"]).read_text())
     assert saved["board"] == "9" and camera.profile is not None
+
+
+def test_the_archive_step_through_shows_the_captures_as_they_stood(
+    client: FlaskClient, table: TableSession
+) -> None:
+    """Issue 13: every frame showed the final count. Black takes the white stone at A9 with
+    A8 (move 3); before it the captures are 0 and 0:
+
+        9 O X . .      9 . X . .
+        8 . . . .  ->  8 X . . .
+    """
+    game = table.state.game
+    assert game is not None
+    for name in ("B9", "A9", "A8"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    frames = client.get("/api/archive/1").get_json()["frames"]
+    assert [f["captures"] for f in frames] == [[0, 0], [0, 0], [0, 0], [1, 0]]
+
+
+def test_the_setup_page_starts_a_handicap_game(client: FlaskClient, table: TableSession) -> None:
+    """The setup page's handicap field (handicap_stones, placement) reaches the game start;
+    a bad one is refused in plain words."""
+    assert b'name="handicap_stones"' in client.get("/setup").data
+    assert login(client) == 302
+    token = csrf(client)
+    body = {"rules": "japanese", "topology": "13", "knobs": {"handicap_stones": 3}}
+    resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == 200
+    game = table.state.game
+    assert game is not None and game.to_move == 1
+    assert sorted(game.spot_name(s) for s, c in enumerate(game.board) if c == 0) == [
+        "D4",
+        "K10",
+        "K4",
+    ]
+    body["knobs"] = {"handicap_stones": 12}
+    resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == 400 and "2 to 9 stones" in resp.get_json()["error"]

@@ -91,6 +91,12 @@ still_time_option = click.option(
     help="Seconds the board must stay the same before the tracker judges it "
     "[default: the input's: 0.5 for a camera under serve, else 0.2].",
 )
+handicap_option = click.option(
+    "--handicap",
+    type=click.IntRange(2, 9),
+    default=None,
+    help="Handicap stones (2-9) on the star points of a new game; White moves first.",
+)
 fps_option = click.option(
     "--fps",
     type=float,
@@ -101,8 +107,8 @@ fps_option = click.option(
 
 
 def game_options(f: F) -> F:
-    """``--rules``, ``--time``: a new game's rules and time control."""
-    return _apply(f, [rules_option, time_option])
+    """``--rules``, ``--time``, ``--handicap``: a new game's rules, time control, handicap."""
+    return _apply(f, [rules_option, time_option, handicap_option])
 
 
 def table_options(f: F) -> F:

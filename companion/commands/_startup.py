@@ -19,18 +19,13 @@ import click
 
 from companion import events as ev
 from companion.errors import JournalError
+from companion.words import Context, words
 
 if TYPE_CHECKING:
     from companion.journal import Journal
     from companion.table.session import TableSession
 
 DEFAULT_JOURNAL = Path("~/.local/share/companion/journal.sqlite")
-
-_CLOCK_WORDS = {
-    "ClockSnapshot": "clock",
-    "ClockPaused": "clock paused",
-    "ClockResumed": "clock resumed",
-}
 
 
 def journal_path(option: Path | None) -> Path:
@@ -67,74 +62,10 @@ def parse_corners(text: str | None) -> list[list[float]] | None:
     return [values[i : i + 2] for i in range(0, 8, 2)]
 
 
-def _player(started: ev.GameStarted | None, player: int) -> str:
-    if started is not None and 0 <= player < len(started.players):
-        return started.players[player]
-    return f"player {player + 1}"
-
-
 def describe(event: ev.Event, table: Any) -> str:
-    """One line of plain words for a journaled event of ``table``'s current game."""
-    state = table.state
-    started = getattr(state, "started", None)
-    game = getattr(state, "game", None)
-
-    def name(spot: int) -> str:
-        return str(game.spot_name(spot)) if game is not None else str(spot)
-
-    if isinstance(event, ev.GameStarted):
-        clock = f", time {event.time_control}" if event.time_control else ""
-        return f"game {state.game_id} started: {event.rules} on {event.topology}{clock}"
-    if isinstance(event, ev.MovePlayed):
-        taken = (
-            f", capturing {', '.join(name(s) for s in event.captured)}" if event.captured else ""
-        )
-        return f"{_player(started, event.player)} plays {name(event.spot)}{taken}"
-    if isinstance(event, ev.Passed):
-        return f"{_player(started, event.player)} passes"
-    if isinstance(event, ev.Skipped):
-        return f"{_player(started, event.player)}'s turn is skipped (time)"
-    if isinstance(event, ev.Resigned):
-        return f"{_player(started, event.player)} resigns"
-    if isinstance(event, ev.FlagFell):
-        return f"{_player(started, event.player)}'s flag fell"
-    if isinstance(event, ev.Undone):
-        return f"{event.count} move(s) taken back"
-    if isinstance(event, ev.GameEnded):
-        return f"game over: {event.result}"
-    if isinstance(event, ev.DiscrepancyRaised | ev.RemovalRequested):
-        return event.message
-    if isinstance(event, ev.DiscrepancyCleared):
-        return "the board matches the game again"
-    if isinstance(event, ev.CleanupStarted):
-        return "counting: mark the dead stones, then every player agrees"
-    if isinstance(event, ev.CleanupCancelled):
-        return "counting cancelled: play goes on"
-    if isinstance(event, ev.CleanupMarked):
-        return f"{', '.join(name(s) for s in event.spots)} marked {event.mark}"
-    if isinstance(event, ev.PlayerAgreed):
-        return f"{_player(started, event.player)} agrees"
-    if isinstance(event, ev.Scored):
-        return f"counted ({event.method}): {event.result}"
-    if isinstance(event, ev.ClockSnapshot | ev.ClockPaused | ev.ClockResumed):
-        snap = event.clock or {}
-        states = snap.get("states") or []
-        faces = ", ".join(
-            f"{_player(started, p)} {_face(s)}" for p, s in enumerate(states) if isinstance(s, dict)
-        )
-        what = _CLOCK_WORDS[event.type]
-        return f"{what}: {faces}" if faces else what
-    return event.type
-
-
-def _face(state: dict[str, Any]) -> str:
-    """A player's time as a clock face shows it (main, or the period in overtime)."""
-    left = float(state.get("period" if state.get("overtime") else "main") or 0.0)
-    minutes, seconds = divmod(int(left + 0.5), 60)
-    extra = (
-        f" ({state['periods']} periods)" if state.get("overtime") and state.get("periods") else ""
-    )
-    return f"{minutes}:{seconds:02d}{extra}"
+    """One line of plain words for a journaled event of ``table``'s current game (the words
+    the pages show: :func:`companion.words.words`)."""
+    return words(event, Context.of(table.state))
 
 
 def event_logger(table: Any, echo: Callable[[str], None]) -> Callable[[ev.Event], None]:

@@ -69,6 +69,7 @@ from companion.games.timecontrol import FLAG_POLICIES
 from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
+from companion.table.voice import check_voice, start_voice
 
 #: Seconds between annotated camera pictures (for a page that attaches): headless, the loop
 #: spends its time reading the board, not drawing it (``companion bench loop`` measures this).
@@ -106,10 +107,16 @@ def _print_record(journal: Any, game_id: int) -> None:
 )
 @click.option("--buttons", is_flag=True, help="Use the clock buttons, warning LED and buzzer.")
 @click.option("--new-game", is_flag=True, help="Start a new game even if one is in play.")
+@click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 def command(
     source: str,
     rules: str,
     time_control: str | None,
+    handicap: int | None,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -123,6 +130,7 @@ def command(
     on_flag: str | None,
     buttons: bool,
     new_game: bool,
+    voice: bool,
 ) -> None:
     """Run the table headless: source -> tracker -> rules and clock -> journal -> outputs."""
     from companion.table.chess_state import is_chess
@@ -132,6 +140,7 @@ def command(
             "companion run follows Go games; Beyond Chess runs in `companion serve`",
             param_hint="--rules",
         )
+    check_voice(voice)
     with ExitStack() as stack:
         grid_pins, clock_pins = mock_pin_factories(stack) if mock_pins else (None, None)
         options = input_settings(
@@ -171,6 +180,7 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
         time_control=o["time_control"],
         flag_policy=o["on_flag"],
         new_game=o["new_game"],
+        handicap=o.get("handicap"),
     )
     if reason is None and not reader.manages_game:
         _err(f"companion: resumed {table.summary()}")
@@ -186,10 +196,12 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
         steps.append(panel.step)
         _err(f"companion: clock hardware {panel!r}")
 
+    each_second = (start_voice(stack, table, _err),) if o["voice"] else ()
     ticker = Ticker(
         table,
         every=0.05,
         steps=tuple(steps),
+        each_second=each_second,
         watchdog=watchdog_interval(),
         notify=sd_notify,
         on_error=_err,

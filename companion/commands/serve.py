@@ -23,7 +23,9 @@ import contextlib
 import os
 import secrets
 import signal
+import socket
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
@@ -53,6 +55,8 @@ from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.frames import FrameInput, find_camera
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
+from companion.table.voice import check_voice, start_voice
+from companion.web.reach import lan_addresses, page_urls, print_qr
 
 __all__ = ["DEFAULT_JOURNAL", "command", "find_camera", "sd_notify", "watchdog_interval"]
 
@@ -132,6 +136,17 @@ def _pick_source(source: str, demo: bool) -> str:
     "credentials; see companion.hub.publisher) [default: $COMPANION_HUB_CONFIG].",
 )
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
+@click.option(
+    "--qr/--no-qr",
+    default=True,
+    show_default=True,
+    help="Print a QR code of the page's address (for phones at the table).",
+)
+@click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 def command(
     source: str,
     profile_path: str | None,
@@ -141,6 +156,7 @@ def command(
     port: int,
     rules: str,
     time_control: str | None,
+    handicap: int | None,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -156,10 +172,13 @@ def command(
     calibration_dir: Path | None,
     hub_config: Path | None,
     log_events: bool,
+    qr: bool,
+    voice: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
     from companion.table.chess_state import is_chess
 
+    check_voice(voice)
     with ExitStack() as stack:
         grid_pins, _ = mock_pin_factories(stack) if mock_pins else (None, None)
         options = input_settings(
@@ -196,7 +215,12 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
         )
     try:
         ensure_game(
-            table, reader, rules=o["rules"], board=o["board"], time_control=o["time_control"]
+            table,
+            reader,
+            rules=o["rules"],
+            board=o["board"],
+            time_control=o["time_control"],
+            handicap=o.get("handicap"),
         )
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None
@@ -224,17 +248,25 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     real_port = getattr(server, "effective_port", port)
-    shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
-    click.echo(f"companion: the table page is at http://{shown}:{real_port}/")
+    urls = page_urls(host, real_port, addresses=lan_addresses(), hostname=socket.gethostname())
+    app.config["PAGE_URLS"] = urls
+    click.echo(f"companion: the table page is at {urls[0]}")
+    for other in urls[1:]:
+        click.echo(f"companion:                   or {other}")
+    if o["qr"] and "://localhost:" not in urls[0]:  # no phone can use a code of localhost
+        print_qr(urls[0], sys.stdout)
     click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
     click.echo(f"companion: journal {path}")
     sys.stdout.flush()
     _publish(stack, table, o["hub_config"])
 
+    each_second: list[Callable[[], object]] = [lambda: _clock_face(table)]
+    if o["voice"]:
+        each_second.append(start_voice(stack, table, click.echo))
     ticker = Ticker(
         table,
         every=0.25,
-        each_second=(lambda: _clock_face(table),),
+        each_second=tuple(each_second),
         watchdog=watchdog_interval(),
         notify=sd_notify,
         on_error=lambda text: click.echo(text, err=True),

@@ -31,6 +31,7 @@ import click
 from companion.commands._options import (
     camera_options,
     fps_option,
+    handicap_option,
     input_settings,
     rules_option,
     start_input,
@@ -70,6 +71,7 @@ def _say(intent: Intent, game: GoGame) -> str | None:
 @click.option("--size", type=click.IntRange(2, 25), help="Board size (default: from the source).")
 @camera_options
 @rules_option
+@handicap_option
 @still_time_option
 @fps_option
 @click.option(
@@ -84,6 +86,7 @@ def command(
     profile_path: str | None,
     corners: list[list[float]] | None,
     rules: str,
+    handicap: int | None,
     still_time: float | None,
     fps: float | None,
     infer_passes: bool,
@@ -113,7 +116,7 @@ def command(
             reader.reader = PhotoReader(
                 size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
             )
-        table = GameTable(rules, reader.topology)
+        table = GameTable(rules, reader.topology, handicap=handicap)
         loop = ObservationLoop(table, reader)
 
         def said(sample: Sample, intent: Intent) -> None:

@@ -10,9 +10,12 @@ Readings where the rule sheet is silent or loose (each testable one is tested in
 
 1. **Touching** means sharing a side *or a corner* (the sheet's orphan rule says "side or corner").
    A shifted square must still touch one of the squares it touched before the shift, and after
-   the shift every square must touch at least one other square. Only that local rule is enforced:
-   the board may split into two groups of two or more squares (the sheet defines orphaning as
-   "not touching any other square", and invites combining boards).
+   the shift every square must touch at least one other square. **The board stays in one
+   piece:** "All squares must remain connected to the board at all times", so a shift may not
+   cut the squares into more groups (linked by touching) than they formed before it; a group of
+   two or more cut off from the rest is orphaned from the board as surely as a single square
+   (refused with reason ``"orphan"``). A custom setup that starts in several groups (the sheet
+   invites combining boards) may not be cut further, and a shift may join its groups.
 2. **A shift may not leave the mover's own king in check.** The king must already be safe after
    the piece move (the sheet), and the turn must also *end* with the king safe, so a shift that
    fills a rift and opens a line onto your own king is refused. (Removing a square only makes a
@@ -28,7 +31,9 @@ Readings where the rule sheet is silent or loose (each testable one is tested in
 7. **Diagonal steps are never blocked by rifts beside them:** a bishop, queen, king or capturing
    pawn passes between two corners; only a rift *on* the path stops a slider.
 8. **Double step:** a pawn that has never moved (no step, capture or Geret) may step two cells
-   forward if both cells are empty squares. En passant is possible on the next turn only, and only
+   forward if both cells are empty squares, except across its promotion row: a custom setup
+   can put a fresh pawn one row short of it, and the pawn must stop there and promote (it may
+   never stand beyond that row unpromoted). En passant is possible on the next turn only, and only
    if the skipped cell is still a square (the mover may shift it away in the same turn, which
    ends the en passant right).
 9. **Promotion** happens on the row (grid y) where the opponent's king stood at the start of the
@@ -52,6 +57,11 @@ Readings where the rule sheet is silent or loose (each testable one is tested in
     exactly that test; under the shift geometry it never succeeds, though: a Geret removes the
     pawn's own square (a pawn on a line already blocked it) and fills a rift (which only opens
     lines).
+15. **Custom setups** (:func:`check_army`): each side brings at most the pieces of one chess
+    set (exactly one king; at most one queen, two rooks, two bishops, two knights and eight
+    pawns): "the army you command looks the same", and the sheet lets each player choose where
+    their pieces start, not which pieces they have. A lighter army is allowed (odds games,
+    lessons); a position from a game in progress (a FEN, promoted pieces) is not a setup.
 
 The grid is bounded only by the cell encoding, +-32000 cells from the start: a game would need
 32000 shifts in one direction to reach it, which no table will see.
@@ -86,6 +96,7 @@ FRESH: Final = 16
 """Flag on a pawn code: this pawn has never moved, so it may step two cells."""
 
 PIECE_LETTERS: Final = ".pnbrqk"
+PIECE_NAMES: Final = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
 PROMOTIONS: Final = (QUEEN, ROOK, BISHOP, KNIGHT)
 
 _N: Final = STRIDE
@@ -392,7 +403,12 @@ class BeyondChess:
                 if to in sq and to not in board:
                     self._pawn_targets(frm, to, us, out)
                     to2 = to + fwd
-                    if p & FRESH and to2 in sq and to2 not in board:
+                    if (
+                        p & FRESH
+                        and to2 in sq
+                        and to2 not in board
+                        and to // STRIDE - ORIGIN != self.promotion_rows[us >> 3]
+                    ):
                         self._pawn_targets(frm, to2, us, out)
                 for to in (frm + fwd + 1, frm + fwd - 1):
                     q = board.get(to)
@@ -556,15 +572,35 @@ class BeyondChess:
                             break
                     else:
                         return ("orphan", f"the square on {cell_name(n)} would touch no square")
+            if not self._ring_linked(a) and not _linked(sq, a):
+                after = _groups(sq)
+                if len(after) > len(_groups((sq - {b}) | {a})):
+                    cut = min(after, key=len)
+                    return (
+                        "orphan",
+                        f"moving the square from {cell_name(a)} would cut {len(cut)} squares "
+                        f"(with {cell_name(min(cut))}) off from the board",
+                    )
         finally:
             sq.discard(b)
             sq.add(a)
         return None
 
+    def _ring_linked(self, a: Cell) -> bool:
+        """Whether the squares touching cell ``a`` all link up through each other (then taking
+        ``a`` away cannot split the board: any path through ``a`` goes round it)."""
+        sq = self.sq
+        mask = 0
+        for bit, o in enumerate(AROUND):
+            if a + o in sq:
+                mask |= 1 << bit
+        return _RING_LINKED[mask]
+
     def _geometric_shifts(self) -> list[tuple[Cell, Cell]]:
         """Every (from, to) a square may shift by the geometry rules, ignoring pieces."""
         sq = self.sq
         out: list[tuple[Cell, Cell]] = []
+        groups_before = 0  # counted once, and only if some shift needs it
         for a in list(sq):
             for d in ORTHO:
                 b = a + d
@@ -585,6 +621,11 @@ class BeyondChess:
                         else:
                             ok = False
                             break
+                if ok and not self._ring_linked(a) and not _linked(sq, a):
+                    after = len(_groups(sq))
+                    if not groups_before:
+                        groups_before = len(_groups((sq - {b}) | {a}))
+                    ok = after <= groups_before
                 sq.discard(b)
                 sq.add(a)
                 if ok:
@@ -916,6 +957,81 @@ class FixedBoardChess(BeyondChess):
 VARIANTS: Final[dict[str, type[BeyondChess]]] = {
     cls.name: cls for cls in (BeyondChess, FixedBoardChess)
 }
+
+
+def _ring_table() -> tuple[bool, ...]:
+    """For each subset (bit mask over AROUND) of the eight cells around a cell: whether those
+    cells form one group by touching each other (a flood over at most eight cells, once)."""
+    table = []
+    for mask in range(256):
+        cells = {AROUND[bit] for bit in range(8) if mask >> bit & 1}
+        table.append(len(_groups(cells)) <= 1)
+    return tuple(table)
+
+
+def _linked(squares: set[Cell], a: Cell) -> bool:
+    """Whether the squares touching cell ``a`` (not itself a square) are all in one group of
+    ``squares``: a flood from one of them that stops as soon as it has met them all."""
+    ring = {a + o for o in AROUND if a + o in squares}
+    if len(ring) <= 1:
+        return True
+    start = ring.pop()
+    seen = {start}
+    todo = [start]
+    while todo:
+        here = todo.pop()
+        for o in AROUND:
+            n = here + o
+            if n in squares and n not in seen:
+                seen.add(n)
+                ring.discard(n)
+                if not ring:
+                    return True
+                todo.append(n)
+    return False
+
+
+def _groups(squares: Iterable[Cell]) -> list[set[Cell]]:
+    """The squares split into groups linked by touching (side or corner)."""
+    left = set(squares)
+    found: list[set[Cell]] = []
+    while left:
+        start = left.pop()
+        group = {start}
+        todo = [start]
+        while todo:
+            here = todo.pop()
+            for o in AROUND:
+                n = here + o
+                if n in left:
+                    left.discard(n)
+                    group.add(n)
+                    todo.append(n)
+        found.append(group)
+    return found
+
+
+_RING_LINKED: Final = _ring_table()
+
+#: The pieces of one side of a chess set: what a custom setup may place at most (reading 15).
+ARMY: Final = {KING: 1, QUEEN: 1, ROOK: 2, BISHOP: 2, KNIGHT: 2, PAWN: 8}
+
+
+def check_army(pieces: Mapping[Cell, int]) -> None:
+    """Raise PositionError unless each side's pieces fit in one chess set (reading 15)."""
+    for colour in (WHITE, BLACK):
+        for kind, most in ARMY.items():
+            count = sum(1 for p in pieces.values() if p & 15 == colour | kind)
+            if count > most or (kind == KING and count != most):
+                limit = "exactly" if kind == KING else "at most"
+                raise PositionError(
+                    f"{colour_name(colour)} has {_many(count, kind)}; a setup has {limit} "
+                    f"{_many(most, kind)}"
+                )
+
+
+def _many(count: int, kind: int) -> str:
+    return f"{count} {PIECE_NAMES[kind]}{'' if count == 1 else 's'}"
 
 
 def variant(name: str) -> type[BeyondChess]:

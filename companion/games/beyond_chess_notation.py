@@ -51,13 +51,21 @@ from companion.games.beyond_chess import (
     Turn,
     cell,
     cell_name,
+    check_army,
     coords,
     piece_letter,
     traditional,
 )
+from companion.limits import read_file
 
-_CELL = r"(?:[a-z]\d+|\[-?\d+,-?\d+\])"
-_CELL_RE = re.compile(r"([a-z])(\d+)|\[(-?\d+),(-?\d+)\]")
+# Numbers in cells, origins and counters have at most 6 digits: a cell past the grid's
+# LIMIT is refused by ``cell``, and a 5,000-digit number never reaches ``int``.
+_CELL = r"(?:[a-z]\d{1,6}|\[-?\d{1,6},-?\d{1,6}\])"
+_CELL_RE = re.compile(r"([a-z])(\d{1,6})|\[(-?\d{1,6}),(-?\d{1,6})\]")
+#: Move counters (halfmove, fullmove, bare=, shift runs) and setup files.
+MAX_COUNTER = 100_000
+MAX_SETUP_BYTES = 64 * 1024
+_COUNTERS = "the move counters must be numbers"
 _TURN_RE = re.compile(
     rf"(G)?({_CELL})({_CELL})(?:=([QRBNqrbn]))?(?:/({_CELL})({_CELL}))?",
 )
@@ -133,9 +141,9 @@ def _parse_rows(text: str) -> tuple[set[Cell], dict[Cell, int]]:
     origin = (0, 0)
     if "@" in text:
         text, _, at = text.partition("@")
-        m = re.fullmatch(r"(-?\d+),(-?\d+)", at)
+        m = re.fullmatch(r"(-?\d{1,6}),(-?\d{1,6})", at)
         if m is None:
-            raise PositionError(f"origin {at!r} is not x,y")
+            raise PositionError(f"origin {at[:20]!r} is not x,y")
         origin = (int(m.group(1)), int(m.group(2)))
     rows = text.split("/")
     squares: set[Cell] = set()
@@ -144,7 +152,7 @@ def _parse_rows(text: str) -> tuple[set[Cell], dict[Cell, int]]:
     for i, row in enumerate(rows):
         y = top - i
         x = origin[0]
-        for m in re.finditer(r"\d+|.", row):
+        for m in re.finditer(r"\d{1,6}|.", row):
             tok = m.group()
             if tok.isdigit():
                 run = int(tok)
@@ -272,10 +280,11 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
     turn = WHITE if plain[1] == "w" else BLACK
     castling = _parse_castling(plain[2], pieces) if len(plain) > 2 else set()
     ep = None if len(plain) < 4 or plain[3] == "-" else parse_cell(plain[3])
-    try:
-        halfmove, fullmove = (int(plain[4]), int(plain[5])) if len(plain) == 6 else (0, 1)
-    except ValueError:
-        raise PositionError("the move counters must be numbers") from None
+    halfmove, fullmove = (
+        (_counter(plain[4], _COUNTERS), _counter(plain[5], _COUNTERS))
+        if len(plain) == 6
+        else (0, 1)
+    )
     fresh = _default_fresh(pieces)
     if "fresh" in keys:
         fresh = set() if keys["fresh"] == "-" else {parse_cell(t) for t in keys["fresh"].split(",")}
@@ -285,20 +294,17 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
         pieces[c] |= FRESH
     promotion_rows = (7, 0)
     if "promote" in keys:
-        m = re.fullmatch(r"(-?\d+),(-?\d+)", keys["promote"])
+        m = re.fullmatch(r"(-?\d{1,6}),(-?\d{1,6})", keys["promote"])
         if m is None:
             raise PositionError("promote= takes two row numbers, white's then black's")
         promotion_rows = (int(m.group(1)) - 1, int(m.group(2)) - 1)
     last_shift, run = None, 0
     if "shifts" in keys:
-        m = re.fullmatch(rf"({_CELL})({_CELL}):(\d+)", keys["shifts"])
+        m = re.fullmatch(rf"({_CELL})({_CELL}):(\d{{1,6}})", keys["shifts"])
         if m is None:
             raise PositionError("shifts= takes the last shift and its run, like d3d2:3")
         last_shift, run = (parse_cell(m.group(1)), parse_cell(m.group(2))), int(m.group(3))
-    try:
-        bare = int(keys.get("bare", "0"))
-    except ValueError:
-        raise PositionError("bare= takes a number") from None
+    bare = _counter(keys.get("bare", "0"), "bare= takes a number")
     position = cls(
         squares=squares,
         pieces=pieces,
@@ -319,6 +325,13 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
     else:
         position.first_turn = cls.shifting and _is_traditional_start(position)
     return position
+
+
+def _counter(text: str, what: str) -> int:
+    """A move counter: a whole number 0..MAX_COUNTER (not a 400-digit one)."""
+    if not re.fullmatch(r"\d{1,6}", text) or int(text) > MAX_COUNTER:
+        raise PositionError(f"{what} 0..{MAX_COUNTER}, not {text[:20]!r}")
+    return int(text)
 
 
 def parse_fen(fen: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
@@ -366,13 +379,17 @@ SETUP_HELP = """\
 A setup file: two blocks of rows, black's half on top, then white's, drawn as seen from
 white's side. `black:` and `white:` start the blocks; `#` starts a comment. In a row, `.` is
 an empty square, `-` a rift, a FEN letter a piece on a square; column 1 is column a. Each
-half holds exactly 32 squares; each side's pieces stand in its own half, one king each.
-Pawns start unmoved (they may step two); a rook on its king's row three or more cells away
-may castle; each side promotes on the row where the other side's king starts."""
+half holds exactly 32 squares; each side's pieces stand in its own half, one king each and
+no more than one chess set holds (a queen, two rooks, two bishops, two knights, eight pawns).
+Pawns start unmoved (they may step two, but never past their promotion row); a rook on its
+king's row three or more cells away may castle; each side promotes on the row where the other
+side's king starts."""
 
 
 def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     """A custom setup (format: :data:`SETUP_HELP`) -> the opening position; PositionError."""
+    if len(text) > MAX_SETUP_BYTES:
+        raise PositionError(f"a setup is at most {MAX_SETUP_BYTES} characters, not {len(text)}")
     blocks: dict[str, list[tuple[int, str]]] = {}
     current: str | None = None
     for number, raw in enumerate(text.splitlines(), 1):
@@ -431,6 +448,7 @@ def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     kings = {p & BLACK: c for c, p in pieces.items() if p & 7 == KING}
     if len(kings) != 2 or sum(1 for p in pieces.values() if p & 7 == KING) != 2:
         raise PositionError("each side needs exactly one king")
+    check_army(pieces)
     promotion_rows = (coords(kings[BLACK])[1], coords(kings[WHITE])[1])
     castling = set()
     for colour in (WHITE, BLACK):
@@ -475,10 +493,11 @@ def setup_text(position: BeyondChess, *, black_rows: int | None = None) -> str:
 
 def load_setup(path: str | Path, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     """Read a setup file; raises PositionError (naming the file) if it cannot be a game."""
+    data = read_file(path, limit=MAX_SETUP_BYTES, error=PositionError, what="setup file")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PositionError(f"cannot read setup {path}: {exc}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PositionError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
     try:
         return parse_setup(text, cls)
     except PositionError as exc:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from companion.games.timecontrol import (
     EPS,
     FLAG_POLICIES,
+    ByoYomi,
     FlagPolicy,
     PlayerTime,
     TimeControl,
@@ -88,11 +89,15 @@ class GameClock:
         self._since: float | None = None
         self._last_warning: tuple[int, bool, int, int] | None = None
         self.moves = 0
+        #: Started but waiting for the first move or a start press (:meth:`start` ``wait``).
+        self.waiting = False
 
     def __repr__(self) -> str:
         state = "flagged" if self.flagged is not None else "paused" if self.paused else "running"
         if self.current is None:
             state = "not started"
+        elif self.waiting:
+            state = "waiting for the first move"
         return f"<GameClock {self.control.spec()} players={self.players} {state}>"
 
     def _now(self, now: float | None) -> float:
@@ -113,13 +118,22 @@ class GameClock:
             return self._charged
         return self._charged + max(0.0, t - self._since)
 
-    def start(self, now: float | None = None, *, player: int = 0) -> None:
-        """Start ``player``'s clock (the first to move)."""
+    def start(self, now: float | None = None, *, player: int = 0, wait: bool = False) -> None:
+        """Start ``player``'s clock (the first to move). With ``wait`` it charges nobody until
+        the first :meth:`switch` or :meth:`begin` (a real clock is started by the first move or
+        a press, not when the game is set up; :meth:`resume` does not start it)."""
         if self.current is not None:
             raise RuntimeError("clock already started")
         self._check_player(player)
         t = self._now(now)
-        self.current, self._charged, self._since = player, 0.0, t
+        self.current, self._charged, self._since = player, 0.0, None if wait else t
+        self.waiting = wait
+
+    def begin(self, now: float | None = None) -> None:
+        """Start charging a waiting clock (the start press); nothing for any other clock."""
+        if self.waiting and self.current is not None and self.flagged is None:
+            self.waiting = False
+            self._since = self._now(now)
 
     def _check_player(self, player: int) -> None:
         if not 0 <= player < self.players:
@@ -184,6 +198,7 @@ class GameClock:
         if to_player is not None:
             self._check_player(to_player)
         t = self._now(now)
+        self.begin(t)  # the first move starts a waiting clock
         events = self.update(t)
         if self.flagged is not None or any(e.kind == "skip" for e in events):
             return events
@@ -202,7 +217,9 @@ class GameClock:
         return events
 
     def resume(self, now: float | None = None) -> None:
-        """Start charging the current player again."""
+        """Start charging the current player again (not a clock still waiting to begin)."""
+        if self.waiting:
+            return
         if self.current is not None and self._since is None and self.flagged is None:
             self._since = self._now(now)
 
@@ -244,6 +261,7 @@ class GameClock:
                     "period": st.period,
                     "stones": st.stones,
                     "overtime": st.overtime,
+                    "periods_text": self.periods_text(st),
                 }
             )
         return {
@@ -251,8 +269,16 @@ class GameClock:
             "players": players,
             "current": self.current,
             "running": self.running,
+            "waiting": self.waiting,
             "flagged": self.flagged,
         }
+
+    def periods_text(self, st: PlayerTime) -> str:
+        """Byo-yomi's periods as a player reads them off a clock: periods left times the period
+        length (``"3 x 30 s"``); "" for other time controls."""
+        if not isinstance(self.control, ByoYomi):
+            return ""
+        return f"{st.periods} x {sgf_number(self.control.period_time)} s"
 
     def warnings(self, now: float | None = None) -> list[ClockWarning]:
         """A tick when the running countdown crosses a whole second within ``warn_at``.
@@ -323,6 +349,7 @@ class GameClock:
             "elapsed": self.elapsed(t) if self.current is not None else 0.0,
             "flagged": self.flagged,
             "moves": self.moves,
+            "waiting": self.waiting,
             # What the record shows for each player's last turn (see at_move); None before it.
             "at_move": [
                 self._at_move[p].to_dict() if p in self._at_move else None
@@ -351,6 +378,7 @@ class GameClock:
             flagged = data.get("flagged")
             elapsed = float(data.get("elapsed", 0.0))
             game.moves = int(data.get("moves", 0))
+            waiting = bool(data.get("waiting", False))
             at_move = data.get("at_move") or []
             game._at_move = {
                 p: PlayerTime.from_dict(st) for p, st in enumerate(at_move) if st is not None
@@ -366,4 +394,5 @@ class GameClock:
             game._charged = max(0.0, elapsed)
             game._since = None
         game.flagged = None if flagged is None else int(flagged)
+        game.waiting = waiting and game.current is not None
         return game

@@ -31,11 +31,21 @@ How, from sound facts to guesses:
    captors live (see :func:`_read`). Reading is bounded by node counts, so it is as
    deterministic as the playouts.
 
+5. **Borders** (:mod:`companion.games.borders`): the count must agree with the ownership map the players
+   see, and an empty point where one player's ground meets another player's stone or ground
+   would make the whole territory behind it neutral under the region rule. Each such point is
+   named: a *boundary to close* (``boundary``, spot -> player) when one player owns it in
+   more than ``close_share`` of the playouts, which the count treats as a stone of that
+   player (as after they close it); otherwise *dame to fill* (added to ``dame``), which the
+   count leaves to nobody. Every other empty point then lies in a region that borders only
+   its own owner, so the count gives each player exactly the ground the map shows them.
+
 What is not modelled: superko in playouts (simple ko only), stone supplies, GoBeyond's
 reserved spots and bounties; Japanese seki eyes count as territory like any other eye.
 
-The estimated result is the game's own count (``game.score(dead=..., no_mans_land=...)``),
-so territory and prisoners, area, or a preset's own points all follow the game's rules.
+The estimated result is the game's own count (``game.score(dead=..., no_mans_land=...)``)
+on a copy with the boundaries closed, so territory and prisoners, area, or a preset's own
+points all follow the game's rules.
 ``projected`` is the mean area each player ends with in the playouts, komi added: the running
 estimate during a game, when most of the board is still open.
 """
@@ -45,9 +55,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from companion.games.borders import borders, count_closed
 from companion.games.fastboard import EMPTY, PlayoutBoard
 from companion.games.go import LETTERS, GoGame, Score
 from companion.games.tactics import ESCAPE, NO, YES, Reader
@@ -61,6 +72,9 @@ MIN_PLAYOUTS = 96
 READ_DEPTH = 24
 READ_NODES = 1000
 READ_TOTAL = 2500
+#: A border point is a boundary its owner closes when that owner holds it in more than this
+#: share of the playouts; below it, the point is dame (step 5 of the module docstring).
+CLOSE_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,9 @@ class Estimate:
 
     ``shares[p][s]``: how often player p owns spot s at the end. ``ownership[s]``: for two
     players ``shares[0][s] - shares[1][s]`` (+1 Black, -1 White); for more players the share
-    of the spot's likeliest owner. ``dead``/``unsure`` are stone spots, ``dame`` empty spots.
+    of the spot's likeliest owner. ``dead``/``unsure`` are stone spots, ``dame`` empty spots
+    (open border points included); ``boundary`` maps each border point its owner should close
+    to that owner (the count treats it as closed).
     ``seconds`` is wall-clock time, ``cpu_seconds`` the process's CPU time (one core: the
     figure that does not grow when other programs share the machine).
     """
@@ -109,6 +125,7 @@ class Estimate:
     playouts: int
     seconds: float
     cpu_seconds: float
+    boundary: Mapping[int, int] = field(default_factory=dict)
 
     def projected_text(self, letters: str = LETTERS) -> str:
         """The running estimate as a result: ``B+3.5`` from the projected areas (``0`` when
@@ -307,6 +324,7 @@ def estimate(
     time_budget: float | None = None,
     unsure: float = 0.2,
     dame_share: float = 0.5,
+    close_share: float = CLOSE_SHARE,
     rotate: bool = True,
 ) -> Estimate:
     """Estimate the end of ``game``'s current position (see the module docstring).
@@ -319,7 +337,9 @@ def estimate(
     it every playout starts with the player to move. A chain is dead when its owner keeps it
     in fewer than half of those playouts, unsure when that share is within ``unsure`` of one
     half. An empty spot is dame when no player owns it in more than ``dame_share`` of the
-    playouts. Raises ValueError for ``playouts`` < 1. The game is not changed.
+    playouts; a border point (step 5) is closed by its owner when they own it in more than
+    ``close_share`` of them, else dame. Raises ValueError for ``playouts`` < 1. The game is not
+    changed.
     """
     if playouts < 1:
         raise ValueError("an estimate needs at least one playout")
@@ -431,7 +451,12 @@ def estimate(
         for s in range(n)
         if board[s] == EMPTY and max(shares_l[p][s] for p in range(players)) <= dame_share
     )
-    score = game.score(dead=dead, no_mans_land=dame)
+    boundary, open_points = borders(nbrs, board, shares_l, dead, dame, close_share)
+    dame |= open_points
+    score, unclosed = count_closed(game, dead, dame, boundary)
+    if unclosed:
+        dame |= unclosed
+        boundary = {s: p for s, p in boundary.items() if s not in unclosed}
     komi = [0.0] * players
     if players >= 2:
         komi[1] = game.knobs.komi
@@ -453,6 +478,7 @@ def estimate(
         playouts=done,
         seconds=time.perf_counter() - start,
         cpu_seconds=time.process_time() - cpu_start,
+        boundary=boundary,
     )
 
 
@@ -490,6 +516,7 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
     """The estimate as plain JSON data, for ``companion estimate --json`` and the page.
 
     Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
+    boundary (per player letter, the border points that player should close),
     ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
     the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
     (mean final area per player, komi included) and projected_result (``B+3.5`` from it: the
@@ -505,6 +532,10 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
         "dead": _spots(topo, est.dead),
         "unsure": _spots(topo, est.unsure),
         "dame": _spots(topo, est.dame),
+        "boundary": {
+            letter: _spots(topo, [s for s, p in est.boundary.items() if p == i])
+            for i, letter in enumerate(letters)
+        },
         "ownership": board_values(topo, est.ownership),
         "result": est.score.text(),
         "score": {

@@ -26,6 +26,8 @@ Readings chosen where the texts leave room:
   wins. The resigned player's stones stay on the board.
 - Suicide, when a rule set allows it, removes the suicidal chain; in a two-player game its
   stones count as captured by the opponent.
+- With a stone supply (``stones``), setup stones (handicap, a problem position) come out of it
+  and a stone a setup takes off goes back to its owner: the set holds only so many stones.
 
 Undo rebuilds the game from its action list: undo is rare (a hand on the table), and rebuilding
 makes "undo restores the exact position and hash" true by construction.
@@ -172,6 +174,9 @@ class GoGame:
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     player_names: ClassVar[tuple[str, ...]] = ("Black", "White")
+    #: Whether a player may skip a turn of their own accord (GoBeyond's step 3 offers "skip");
+    #: elsewhere a skip is only a turn lost to the clock.
+    voluntary_skip: ClassVar[bool] = False
     #: What a flag fall does under these rules ("loss", "skip"); None: the time control's own
     #: default (loss on time, except a turn limit, which skips the turn).
     flag_policy: ClassVar[str | None] = None
@@ -258,6 +263,12 @@ class GoGame:
         return self.knobs.players
 
     @property
+    def turn_seconds(self) -> float | None:
+        """The agreed time limit per turn that the rules themselves set (None: none; GoBeyond's
+        turn duration), for the table clock to enforce; a turn that runs out is :meth:`skip`."""
+        return None
+
+    @property
     def hash(self) -> int:
         """Zobrist hash of the stones on the board (not of whose turn it is)."""
         return self._hash
@@ -330,12 +341,17 @@ class GoGame:
     ) -> None:
         """Put stones on the board without captures (handicap, a problem position).
 
-        ``stones`` maps spot -> player (``EMPTY`` clears a spot). Raises IllegalMove when a
-        stone would be left with no liberty, since no real board can show that.
+        ``stones`` maps spot -> player (``EMPTY`` clears a spot). Raises IllegalMove (nothing
+        changes) when a stone would be left with no liberty, since no real board can show that,
+        or ("no stones left") when a player's stone supply cannot cover the setup.
         """
         items = tuple(stones.items() if isinstance(stones, Mapping) else stones)
         action = _Action(setup=items, to_move=to_move)
-        self._apply(action)
+        try:
+            self._apply(action)
+        except IllegalMove:
+            self._replay()  # a refused setup changes nothing
+            raise
         self._actions.append(action)
 
     def play(self, spot: int, player: int | None = None) -> tuple[int, ...]:
@@ -355,12 +371,17 @@ class GoGame:
         self._do(Move("pass", self._who(player)))
 
     def skip(self, player: int | None = None) -> None:
-        """The turn is lost to the clock: no stone, not a pass."""
+        """The turn is lost to the clock, or given up by choice where :attr:`voluntary_skip`
+        (GoBeyond): no stone, not a pass."""
         self._do(Move("skip", self._who(player)))
 
-    def resign(self, player: int | None = None) -> None:
-        """``player`` (default: the player to move) resigns; allowed out of turn."""
-        who = self.to_move if player is None else player
+    def resign(self, player: int) -> None:
+        """``player`` resigns; allowed out of turn.
+
+        The caller names who resigns: at a real table a player resigns when the opponent is
+        thinking as often as on their own turn, so "the player to move" is no default.
+        """
+        who = player
         if self.over:
             raise IllegalMove("game over", "the game is over")
         if who in self.resigned or not 0 <= who < self.players:
@@ -598,13 +619,25 @@ class GoGame:
 
     def _apply_setup(self, action: _Action) -> None:
         zs = self._zs
+        hand = self.in_hand
         for spot, player in action.setup:
             old = self._colour[spot]
             if old != EMPTY:
                 self._hash ^= zs[old][spot]
+                held = hand[old]
+                if held is not None:
+                    hand[old] = held + 1  # a stone taken off goes back to its owner's supply
             self._colour[spot] = player
             if player != EMPTY:
                 self._hash ^= zs[player][spot]
+                held = hand[player]
+                if held is not None:
+                    if held <= 0:
+                        raise IllegalMove(
+                            "no stones left",
+                            f"{self.player_name(player)} has no stones left for the setup",
+                        )
+                    hand[player] = held - 1
         self._rebuild_chains()
         for chain in {id(c): c for c in self._chain if c is not None}.values():
             if not chain.libs:
@@ -735,7 +768,10 @@ class GoGame:
     def _after_play(self, spot: int, player: int, captured: tuple[int, ...]) -> None:
         """Hook: effects of a placed stone beyond captures (bounties, reservations, First Capture)."""
         if self.first_capture_wins and captured:
-            self._finish(winner=player, method="first capture")
+            # A self-capture (only where suicide is allowed) loses the player's own stones to
+            # the opponent's surrounding stones: the opponent has made the first capture.
+            taker = player if self._colour[spot] == player else self._next_player(player)
+            self._finish(winner=taker, method="first capture")
 
     def _after_move(self, move: Move) -> None:
         """Hook: called after any move has been applied, before the turn passes on."""

@@ -50,21 +50,32 @@ Readings chosen where the sheet leaves room (each one is tested):
 - *Cleanup*: the sheet says players surrender stones; all stones of a chain share fate, so
   surrendering a stone surrenders its whole chain. Any player's stones may be named (the
   agreement of all is what counts); no-man's-land is marked on spots that are empty on the
-  board. Each surrendered stone pays ``capture_bounty`` to the active player who claims the
-  region it leaves (with all surrendered stones removed and no-man's-land marked); nobody is
-  paid when that region is disputed, or claimed by the stone's own colour (the sheet's bounty
-  is for an *opponent's* stone), or by a resigned player. Any change clears every agreement; a
-  player may also resign during cleanup, as the sheet advises when agreement fails.
+  board. The sheet's bounty is "awarded when your opponent's stone is ... surrendered". With
+  two players the opponent is the only one who could have captured it, so each surrendered
+  stone pays ``capture_bounty`` to the opponent, whatever the region it leaves (claimed by the
+  opponent, disputed, or the stone's own colour's). With three or more, it pays the active
+  player who claims the region it leaves (with all surrendered stones removed and no-man's-land
+  marked), and nobody when that region is disputed, claimed by the stone's own colour or by a
+  resigned player: then no single opponent would have taken it. Any change clears every
+  agreement.
+- *Resigning during cleanup* is allowed, as the sheet advises when agreement fails ("please
+  resign the game"); the resigning player is named (nobody is to move then). With two players
+  the other player wins at once (method ``"resign"``); with more, the rest go on cleaning up.
 - *Cleanup and undo*: cleanup steps are kept in their own log after the move record;
   :meth:`GoBeyond.undo` takes back the last cleanup step first (the final agreement included,
   which withdraws the result), and with no cleanup step left it takes back the last move,
   which reopens play. :meth:`GoBeyond.copy` copies both.
 - *Final score*: live points + surrender bounties + ``territory_bounty`` x claimed spots
   (+ ``komi`` for player 1, 0 by default). The highest total among active players wins; on a
-  tie the earlier player in turn order loses, so the latest of the tied players wins.
+  tie of two the earlier player in turn order loses, so the later one wins (by 0); a tie of
+  three or more has no single "earlier player" and is a tie (no winner, result ``"0"``).
 - *Handicap* points go to the first player (player 0, who moves first).
-- *Turn duration* is stored (:attr:`GoBeyond.turn_seconds`, None = untimed) for the clock,
-  which lives elsewhere; a turn that times out is recorded as :meth:`~GoBeyond.skip`.
+- *Turn duration* is part of the agreed economy (:attr:`GoBeyond.turn_seconds`, None =
+  untimed); the engine exposes it for the table clock, which enforces it; a turn that times
+  out is recorded as :meth:`~GoBeyond.skip`.
+- *Voluntary skip*: step 3 lists "skip" beside pass and resign, so a player may skip of their
+  own accord (:meth:`~GoBeyond.skip`, :attr:`~GoBeyond.voluntary_skip`): the dividend is paid,
+  no stone is placed, nothing is paid, and unlike a pass it does not count towards the end.
 - *Setup* (:meth:`~GoBeyond.setup`, a problem position or placed handicap stones) costs and pays
   nothing and starts no turn.
 - Points are whole numbers; ``komi`` (a core knob, 0 here) may be fractional.
@@ -144,6 +155,8 @@ class GoBeyond(GoGame):
     player_names = ("Black", "White", "Red", "Green", "Yellow", "Cyan", "Magenta", "Orange")
     #: "time limit for each turn (or else the turn is skipped)": a flag fall skips the turn.
     flag_policy = "skip"
+    #: Step 3: "place a stone ... or: skip, pass, or resign".
+    voluntary_skip = True
     #: The sheet's parameters (publisher's FAQ values); each one can be set per game by keyword.
     default_economy: ClassVar[Economy] = Economy()
     default_map: ClassVar[str] = "hex-5"
@@ -209,7 +222,8 @@ class GoBeyond(GoGame):
 
     @property
     def turn_seconds(self) -> float | None:
-        """The agreed turn duration for the clock (None: untimed); a time-out is :meth:`skip`."""
+        """The agreed turn duration (part of the economy) for the table clock to enforce (None:
+        untimed); a turn that runs out is recorded as :meth:`skip`."""
         return self.economy.turn_seconds
 
     # ------------------------------------------------------------------ views
@@ -369,13 +383,12 @@ class GoBeyond(GoGame):
         if player not in self._agreed:
             self._record(CleanupStep("agree", player=player))
 
-    def resign(self, player: int | None = None) -> None:
-        """Resign; during cleanup ``player`` must be named (nobody is to move then)."""
+    def resign(self, player: int) -> None:
+        """``player`` resigns, in play (in turn or not) or during cleanup (the sheet's remedy
+        when the players cannot agree); with one active player left the game ends."""
         if not self.in_cleanup:
             super().resign(player)
             return
-        if player is None:
-            raise IllegalMove("not allowed", "name the player who resigns during cleanup")
         self._cleanup_player(player)
         self._record(CleanupStep("resign", player=player))
 
@@ -477,9 +490,11 @@ class GoBeyond(GoGame):
                 claim.update(dict.fromkeys(region.spots, owner))
         bounty = [0] * players
         for spot in gone:
-            owner = claim.get(spot)
-            if owner is not None and owner != board[spot]:
-                bounty[owner] += economy.capture_bounty
+            payee = claim.get(spot)
+            if players == 2:
+                payee = 1 - board[spot]  # the only player who could have captured it
+            if payee is not None and payee != board[spot] and payee in active:
+                bounty[payee] += economy.capture_bounty
         totals: list[float] = []
         detail: list[dict[str, float]] = []
         for p in range(players):
@@ -506,12 +521,17 @@ class GoBeyond(GoGame):
 
 
 def decide_economy(totals: list[float], active: list[int]) -> tuple[int | None, float]:
-    """The winner among ``active`` players and the margin over the runner-up.
+    """The winner among ``active`` players and the margin over the runner-up (None: a tie).
 
-    The highest total wins; among equal totals the earlier player in turn order loses (the
-    sheet: going first is a slight advantage), so the latest tied player wins by 0.
+    The highest total wins. When two players share it, the earlier one in turn order loses
+    (the sheet: going first is a slight advantage), so the later one wins by 0. When three or
+    more share it the sheet's rule names no single winner (each but the last is "the earlier
+    player" of someone): the game is a tie.
     """
     if not active:
+        return None, 0.0
+    top = max(totals[p] for p in active)
+    if sum(1 for p in active if totals[p] == top) >= 3:
         return None, 0.0
     best = max(active, key=lambda p: (totals[p], p))
     rest = [totals[p] for p in active if p != best]

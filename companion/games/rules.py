@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from companion.games.go import GoGame, KoRule, Scoring
+from companion.games.go import GoGame, KoRule, Score, Scoring
 from companion.games.gobeyond import GoBeyond
 from companion.games.topology import Topology, grid, stacked
 
@@ -65,6 +65,17 @@ class FridgeGo(GoGame):
     Captured stones go back to their owner; with no stone in hand a player can only pass;
     repeating any earlier position is forbidden; the score is stones on the board plus the
     empty points surrounded; no komi by default.
+
+    Readings of the sheet:
+
+    - *Self-capture is allowed*: "You can put a piece on any vacant intersection", and playing
+      in an eye that is not the last liberty is "no good, because you'd just capture
+      yourself!": the sheet names the outcome instead of forbidding the play. The placed piece
+      and the chain it joins come off and go back to their owner's supply (as every captured
+      piece does). A self-capture of a lone piece recreates the position before it, so the ko
+      rule ("forbids you to repeat a position") refuses it; one that takes off a chain of two
+      or more stands unless it too repeats an earlier position.
+    - *Setup and handicap stones* come out of the 40: the set has no others.
     """
 
     name = "fridge"
@@ -72,6 +83,7 @@ class FridgeGo(GoGame):
     description = "FridgeGo: 9x9, 40 stones each, captures go home, stones + surrounded points"
     komi = 0.0
     ko_rule = KoRule.POSITIONAL
+    suicide = True
     scoring = Scoring.AREA
     stone_supply = 40
     captures_return = True
@@ -82,12 +94,30 @@ class FridgeGo(GoGame):
 
 
 class FirstCapture(FridgeGo):
-    """First Capture, the beginners' game of the FridgeGo sheet: the first capture wins."""
+    """First Capture, the beginners' game of the FridgeGo sheet: the first capture wins.
+
+    Readings: "The winner is the first player to capture one or more of the opponent's pieces"
+    is the only way to win, so two passes in a row end the game as a draw (method ``"draw"``,
+    no count of the board). A self-capture (allowed, as in FridgeGo) hands the opponent's
+    surrounding pieces the first capture: the opponent wins.
+    """
 
     name = "first-capture"
     aliases = ("atari-go", "capture-go")
-    description = "First Capture: the first player to capture wins"
+    description = "First Capture: the first player to capture wins; passing out is a draw"
     first_capture_wins = True
+
+    def _finish(self, *, winner: int | None = None, method: str | None = None) -> None:
+        if winner is None:  # ended by passes: nobody captured
+            self.over = True
+            self.result = Score(
+                points=tuple(0.0 for _ in range(self.players)),
+                winner=None,
+                margin=0.0,
+                method="draw",
+            )
+            return
+        super()._finish(winner=winner, method=method)
 
 
 class StackedGo(GoGame):

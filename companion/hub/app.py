@@ -8,8 +8,8 @@ Routes (GET only; anything else gets 405, the hub changes nothing at any table):
 - ``/stream``: Server-Sent Events, one message per change the hub makes (``?table=<name>``
   for one table). Each message is ``{"kind", "table", "seq", "received", "sent", "view",
   "event", "covered"}``: ``received`` is when the hub got it from the broker and ``sent`` when
-  the frame was built (hub wall clock, seconds), ``covered`` the seqs a wholesale state
-  brought. A new game or a state replacement tells the page to fetch the drawing again. A
+  the frame was built (hub wall clock, seconds), ``event`` carries its ``words`` (the sentence
+  of :mod:`companion.words` the page shows), ``covered`` the seqs a wholesale state brought. A new game or a state replacement tells the page to fetch the drawing again. A
   spectator that falls 5000 messages behind is cut off; its browser reconnects and starts
   from a fresh snapshot;
 - ``/round/<r>/records.zip``: every game of round r, one SGF per two-player grid Go game, a
@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template, request, send_from_directory
+from jinja2 import ChoiceLoader, FileSystemLoader
 
 from companion.broadcaster import Broadcaster
+from companion.words import Context, words_of_dict
 
 from .broadcast import Broadcast
 from .hub import Hub, HubUpdate
@@ -48,10 +50,21 @@ READ_ONLY = (
     "use the table's own page (with its PIN) to change a game"
 )
 WEB_STATIC = Path(__file__).resolve().parents[1] / "web" / "static"
+#: The table page's templates: the hub's pages extend its one frame (``base.html``).
+WEB_TEMPLATES = Path(__file__).resolve().parents[1] / "web" / "templates"
 
 
 def sse(data: dict[str, Any]) -> bytes:
     return ("data: " + json.dumps(data, separators=(",", ":")) + "\n\n").encode()
+
+
+def worded(hub: Hub, table: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` of ``table`` with the words the pages show (:mod:`companion.words`), in the
+    context of the game the hub holds for it (its players' names, its points' names)."""
+    with hub.locked():
+        mirror = hub.mirror(table)
+        context = Context.of(mirror.state) if mirror is not None else Context()
+    return [{**e, "words": words_of_dict(e, context)} for e in events]
 
 
 class Stream:
@@ -76,7 +89,9 @@ class Stream:
                 "received": update.received,
                 "sent": time.time(),
                 "view": view,
-                "event": update.event,
+                "event": worded(self.hub, update.table, [update.event])[0]
+                if update.event is not None
+                else None,
                 "covered": list(update.covered),
             }
         )
@@ -98,6 +113,9 @@ def create_app(
     """The read-only hub page over ``hub`` (started or not: it shows what the hub holds)."""
     app = Flask(__name__)
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.jinja_loader = ChoiceLoader(
+        [FileSystemLoader(Path(app.root_path) / "templates"), FileSystemLoader(WEB_TEMPLATES)]
+    )
     broadcast = Broadcast(hub, name=name, location=location)
     stream = Stream(hub)
     app.extensions["hub"] = hub
@@ -159,7 +177,7 @@ def create_app(
             connected=hub.connected,
             rounds=hub.rounds(),
             view=view,
-            events=hub.events(table),
+            events=worded(hub, table, hub.events(table)),
         )
 
     @app.get("/stream")

@@ -26,7 +26,7 @@ Both return the refusals as :class:`Problem` values with 1-based move numbers.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 from companion.errors import IllegalMove, RecordError
@@ -87,6 +87,9 @@ class GameRecord:
     kept for writing back. ``names`` has one
     entry per player (None when unknown), so its length is the number of players.
     ``info`` maps a 0-based move index to what else the record says about that move.
+    ``economy`` holds a GoBeyond game's agreed economy (starting points, handicap, turn
+    seconds, stone cost, dividend, bounties, debt), knob name -> value, so that a replay scores
+    the game the players agreed on (empty for Go).
     ``warnings`` tells how a reader interpreted quirks of the file; it is not part of equality.
     """
 
@@ -108,6 +111,7 @@ class GameRecord:
     comment: str | None = None
     properties: dict[str, tuple[str, ...]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    economy: dict[str, float | bool | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.names) < 2:
@@ -140,6 +144,7 @@ class GameRecord:
             self.overtime,
             self.comment,
             self.properties,
+            sorted(self.economy.items()),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -177,6 +182,7 @@ class GameRecord:
         knobs: dict[str, Any] = {}
         if rules is None:
             knobs.update(ko=self.ko, suicide=self.suicide, stones=self.stones)
+            knobs.update(self.economy)
         knobs["komi"] = self.komi if komi is None else komi
         if ko is not None:
             knobs["ko"] = ko
@@ -283,6 +289,7 @@ def record_from_game(
     if result is None and game.result is not None:
         result = game.result.text()
     knobs = game.knobs
+    economy = knobs.extra.get("economy")
     return GameRecord(
         topology=game.topology,
         rules=type(game).name,
@@ -298,4 +305,5 @@ def record_from_game(
         result=result,
         main_time=main_time,
         overtime=overtime,
+        economy=asdict(economy) if is_dataclass(economy) and not isinstance(economy, type) else {},
     )

@@ -21,11 +21,11 @@ from typing import Any
 
 from companion.errors import CompanionError, IllegalMove
 from companion.games.go import GoGame
-from companion.games.rules import new_game
 from companion.games.topology import Topology
 from companion.observation import Observation
 from companion.runtime.background import Worker
 from companion.runtime.inputs import Input, Sample
+from companion.table import handicap
 from companion.table.intents import Intent
 from companion.table.tracker import Tracker, apply_intent
 
@@ -88,6 +88,7 @@ class ObservationLoop(Worker):
                 still_time=s.still_time,
                 max_unknown=s.max_unknown,
                 infer_passes=s.infer_passes,
+                handicap=lambda: int(getattr(self._table.state, "handicap_pending", 0)),
             )
         return self.tracker
 
@@ -168,8 +169,11 @@ class GameTable:
     """A table with no journal, clock or page: a bare game the tracker's intents are applied to
     (``companion track``). The game starts under ``rules`` once ``topology`` knows the board."""
 
-    def __init__(self, rules: str, topology: Callable[[], Topology | None]) -> None:
+    def __init__(
+        self, rules: str, topology: Callable[[], Topology | None], *, handicap: int | None = None
+    ) -> None:
         self.rules = rules
+        self.handicap = handicap
         self._topology = topology
         self._game: GoGame | None = None
         self.frame: bytes | None = None
@@ -183,7 +187,7 @@ class GameTable:
         if self._game is None:
             topology = self._topology()
             if topology is not None:
-                self._game = new_game(self.rules, topology)
+                self._game = handicap.new_game(self.rules, topology, self.handicap)
         return _State(self._game)
 
     def apply(self, intent: Intent) -> None:

@@ -22,6 +22,7 @@ def ensure_game(
     time_control: str | None = None,
     flag_policy: str | None = None,
     new_game: bool = False,
+    handicap: int | None = None,
 ) -> str | None:
     """Resume the table's game or start one for ``source``; returns why a new game was
     started (None when the game in play goes on, or the input manages its games).
@@ -48,6 +49,12 @@ def ensure_game(
         source.fit(str(topology))
         return None
     board_now = wanted or source.board or "19"
-    table.start_game(rules, board_now, time_control=time_control, flag_policy=flag_policy)
+    table.start_game(
+        rules,
+        board_now,
+        knobs={"handicap_stones": handicap} if handicap else None,
+        time_control=time_control,
+        flag_policy=flag_policy,
+    )
     source.fit(board_now)
     return reason

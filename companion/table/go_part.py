@@ -5,6 +5,11 @@ through this part. The tracker's intents (:meth:`GoPart.apply`) and the page's G
 become events through the core's one write path (:meth:`TableSession.accept
 <companion.table.session.TableSession.accept>`).
 
+Pause stops play: a move or pass the tracker reports while the clocks are paused is held, not
+recorded, and the page says "the clocks are paused: resume to record it". Resuming records it
+(the clock charges the mover nothing for the pause), unless the game no longer takes it (an
+undo or another move came first).
+
 Cleanup starts from the estimate's suggestion (``suggest``): worked out on a background
 thread, journaled as :class:`~companion.events.CleanupSuggested` only while no player has
 marked or agreed, never scored until every player agrees.
@@ -20,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from companion import events as ev
 from companion.errors import IllegalMove, JournalError
-from companion.games.go import GoGame
+from companion.games.go import LETTERS, GoGame
 from companion.games.timecontrol import FlagPolicy
 from companion.table import estimates
 from companion.table import intents as it
 from companion.table.part import GamePart, Handler
-from companion.table.state import TableState
+from companion.table.state import TableState, undo_move
 from companion.table.views import board_drawing
 
 if TYPE_CHECKING:
@@ -34,7 +39,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Events that change the game itself: tried on a copy of it (others share the game).
-_CHANGES_GAME = (ev.MovePlayed, ev.Passed, ev.Skipped, ev.Resigned, ev.Undone)
+_CHANGES_GAME = (
+    ev.MovePlayed,
+    ev.Passed,
+    ev.Skipped,
+    ev.Resigned,
+    ev.Undone,
+    ev.PlayResumed,
+    ev.HandicapPlaced,
+)
 
 
 def _names(game_spot_name: Callable[[int], str], spots: Iterable[int]) -> str:
@@ -54,6 +67,8 @@ class GoPart(GamePart):
         super().__init__(table)
         self._suggester: threading.Thread | None = None
         self._suggesting_for: tuple[int, int, int] | None = None
+        #: A move or pass seen while the clocks were paused: held, never recorded silently.
+        self.held: it.PlayIntent | it.PassIntent | None = None
 
     @property
     def state(self) -> TableState:
@@ -92,6 +107,10 @@ class GoPart(GamePart):
             players=names,
             time_control=time_control,
         )
+        if time_control is None:
+            seconds = turn_seconds(probe)
+            if seconds is not None:  # GoBeyond's agreed turn duration, run by the table clock
+                started = replace(started, time_control=f"turn:{seconds:g}s")
         policy: FlagPolicy = flag_policy or type(probe).flag_policy  # type: ignore[assignment]
         return started, policy, 0
 
@@ -107,6 +126,7 @@ class GoPart(GamePart):
             dead=set(s.dead),
             no_mans_land=set(s.no_mans_land),
             agreed=set(s.agreed),
+            resigned_in_cleanup=set(s.resigned_in_cleanup),
             suggested=s.suggested,
             players_marked=s.players_marked,
             ended=s.ended,
@@ -128,6 +148,9 @@ class GoPart(GamePart):
         return not self.game().over
 
     def decided(self) -> ev.GameEnded | None:
+        winner = self.state.cleanup_winner()
+        if winner is not None:
+            return ev.GameEnded(result=f"{LETTERS[winner]}+R", winner=winner, method="resignation")
         result = self.game().result
         if result is None:
             return None
@@ -147,8 +170,23 @@ class GoPart(GamePart):
             raise IllegalMove("not allowed", "there is no move to take back")
         trial = game.copy()
         for _ in range(count):
-            trial.undo()
+            undo_move(trial)
         return trial.to_move
+
+    def reset(self) -> None:
+        self.held = None
+
+    def unpaused(self) -> list[ev.Event]:
+        """The clocks run again: the held move is recorded now, if the game still takes it
+        (the tracker does not report a board it has judged already)."""
+        held, self.held = self.held, None
+        if held is None:
+            return []
+        try:
+            return self.apply(held)
+        except IllegalMove as exc:
+            log.info("the move held during the pause was not recorded: %s", exc)
+            return []
 
     def resumed(self) -> None:
         if self.state.phase == "cleanup":
@@ -175,6 +213,10 @@ class GoPart(GamePart):
             table.tick()
             game = self.game()
             clock = table.clock
+            if isinstance(intent, it.PlayIntent | it.PassIntent) and self.state.paused:
+                self.held = intent  # shown until resumed (see held_alert)
+                table.publish_state()
+                return []
             if isinstance(intent, it.PlayIntent):
                 stored = table.accept(
                     ev.MovePlayed(player=intent.player, spot=intent.spot),
@@ -185,6 +227,8 @@ class GoPart(GamePart):
                 return self.pass_(intent.player)
             if isinstance(intent, it.UndoIntent):
                 return [table.undo(intent.count)]
+            if isinstance(intent, it.SetupIntent):
+                return [table.accept(ev.HandicapPlaced(spots=intent.spots))]
             state = self.state
             if isinstance(intent, it.Discrepancy):
                 held = state.discrepancy
@@ -214,6 +258,21 @@ class GoPart(GamePart):
                 return [table.accept(ev.DiscrepancyCleared(detail=intent.detail))]
             raise TypeError(f"not an intent: {intent!r}")
 
+    def skip(self, player: int) -> list[ev.Event]:
+        """A turn given up by choice, where the rules offer it (GoBeyond's step 3: "skip,
+        pass, or resign"): not a pass; the clock goes to the next player."""
+        game = self.game()
+        if not getattr(game, "voluntary_skip", False):
+            raise IllegalMove("not allowed", f"{type(game).description.split(':')[0]} has no skip")
+        if player != game.to_move:
+            raise IllegalMove("not your turn", f"it is {game.player_name(game.to_move)}'s turn")
+        table, clock = self.table, self.table.clock
+        stored = table.accept(
+            ev.Skipped(player=player),
+            clock_change=(lambda now: clock.switch(now, how="skip")) if clock else None,
+        )
+        return [stored, *table.after_turn()]
+
     def pass_(self, player: int) -> list[ev.Event]:
         table, clock = self.table, self.table.clock
         stored = table.accept(
@@ -233,6 +292,16 @@ class GoPart(GamePart):
         if clock is not None and not self.game().over:
             out.append(table.accept(ev.ClockResumed(), clock_change=clock.resume))
         return out
+
+    def play_on(self) -> list[ev.Event]:
+        """Club rules, point 11: the players disagree about the dead stones and play on. Not
+        Undo: every pass and prisoner stays, the player after the last passer moves, and the
+        clock runs again."""
+        table, clock = self.table, self.table.clock
+        resume = None
+        if clock is not None and not self.state.paused:
+            resume = clock.resume
+        return [table.accept(ev.PlayResumed(), clock_change=resume)]
 
     def mark(self, spot: int, mark: str | None) -> ev.Event:
         """Tap semantics: a stone toggles its whole chain dead; an empty spot toggles
@@ -255,7 +324,7 @@ class GoPart(GamePart):
         table, game = self.table, self.game()
         out = [table.accept(ev.PlayerAgreed(player=player))]
         state = self.state
-        if set(game.active_players) <= state.agreed:
+        if set(game.active_players) - state.resigned_in_cleanup <= state.agreed:
             dead, nml = sorted(state.dead), sorted(state.no_mans_land)
             score = game.score(dead=dead, no_mans_land=nml)
             out.append(
@@ -333,6 +402,8 @@ class GoPart(GamePart):
     # ------------------------------------------------------------------ the page
     def live_view(self, out: dict[str, Any], *, full: bool) -> None:
         state, game = self.state, self.game()
+        if self.held is not None and state.paused:
+            out["alerts"] = [HELD_ALERT, *out.get("alerts", [])]
         if full and state.started is not None:
             out["topology"] = board_drawing(game, state.started.topology)
         s = state.suggested
@@ -358,6 +429,10 @@ class GoPart(GamePart):
         )
 
 
+#: What the page says about a move seen while the clocks are paused.
+HELD_ALERT = "the clocks are paused: resume to record it"
+
+
 def _go(table: TableSession) -> GoPart:
     part = table.part
     assert isinstance(part, GoPart)
@@ -369,6 +444,18 @@ def _pass(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     return part.pass_(int(params.get("player", part.to_move())))
 
 
+def _skip(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
+    part = _go(table)
+    return part.skip(int(params.get("player", part.to_move())))
+
+
+def turn_seconds(game: GoGame) -> float | None:
+    """The turn duration the game's own settings agree (GoBeyond's economy), else None."""
+    value = getattr(game, "turn_seconds", None)
+    value = value() if callable(value) else value
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
 def _mark(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     mark = params.get("mark")
     return [_go(table).mark(int(params["spot"]), None if mark is None else str(mark))]
@@ -377,8 +464,10 @@ def _mark(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
 #: The controls a Go table adds to the core's (new_game, resign, undo, pause, resume).
 CONTROLS: dict[str, Handler] = {
     "pass": _pass,
+    "skip": _skip,
     "cleanup": lambda table, params: _go(table).start_cleanup(),
     "cancel_cleanup": lambda table, params: _go(table).cancel_cleanup(),
+    "play_on": lambda table, params: _go(table).play_on(),
     "mark": _mark,
     "agree": lambda table, params: _go(table).agree(int(params["player"])),
 }

@@ -69,7 +69,16 @@ class BoardMatches:
     detail: str = ""
 
 
-Intent = PlayIntent | PassIntent | UndoIntent | Discrepancy | RemoveStones | BoardMatches
+@dataclass(frozen=True)
+class SetupIntent:
+    """The black stones seen before the first move are a free handicap's setup."""
+
+    spots: tuple[int, ...]
+
+
+Intent = (
+    PlayIntent | PassIntent | UndoIntent | Discrepancy | RemoveStones | BoardMatches | SetupIntent
+)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,8 @@ _TOKENS = {-1: ".", 0: "B", 1: "W"}
 
 @dataclass(frozen=True)
 class PressOutcome:
-    """What a press came to: ``kind`` is ``"pass"``, ``"confirmed"`` or ``"ignored"``."""
+    """What a press came to: ``kind`` is ``"pass"``, ``"confirmed"``, ``"start"`` (it started a
+    waiting clock) or ``"ignored"``."""
 
     press: ButtonPress
     kind: str
@@ -209,6 +210,11 @@ class ClockPanel:
                 why = "the clocks are paused"
             if game is None or why is not None:
                 return PressOutcome(press, "ignored", f"{who} pressed: ignored ({why})")
+            if table.clock is not None and table.clock.waiting:
+                # A clock waiting for the first move: a press starts it (as on a club clock),
+                # it is no pass.
+                table.control("start_clock")
+                return PressOutcome(press, "start", f"{who} pressed: the clock starts")
             if game.to_move != press.player:
                 last = game.moves[-1] if game.moves else None
                 if last is not None and last.player == press.player and last.spot is not None:

@@ -92,6 +92,10 @@ class GamePart:
     def reset(self) -> None:
         """Forget what was seen outside the journal (after a new game, an undo or a reload)."""
 
+    def unpaused(self) -> list[ev.Event]:
+        """Called once the clocks run again after a pause; the events it stored."""
+        return []
+
     def resumed(self) -> None:
         """Called once a restarted table has rebuilt its fold."""
 

@@ -13,12 +13,14 @@ Everything raises :class:`~companion.errors.RecordError` when the events do not 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion import events as ev
 from companion.errors import CompanionError, RecordError
 from companion.games.clock import GameClock
+from companion.games.scoring import territory
 from companion.games.timecontrol import parse_spec
 from companion.records.chess_record import write_record
 from companion.records.json_record import write_json_record
@@ -122,7 +124,56 @@ def _go_record(events: Sequence[ev.Event]) -> tuple[GameRecord, TableState]:
         main_time=main_time,
         overtime=overtime,
     )
+    _sgf_extras(record, state, started)
     return record, state
+
+
+#: ``RU`` in its usual spelling, where there is one.
+RU_TEXT = {"chinese": "Chinese", "japanese": "Japanese"}
+
+
+def _sgf_extras(record: GameRecord, state: TableState, started: ev.GameStarted) -> None:
+    """What a club's SGF viewer expects beyond the moves: ``DT`` (the day the game started,
+    local time), ``RU`` spelt as usual, ``HA`` for a handicap and, once the game was counted,
+    the territory with the dead stones (``TB``/``TW`` on the last node)."""
+    game = state.game
+    assert game is not None
+    props = dict(record.properties)
+    if started.at:
+        props["DT"] = (time.strftime("%Y-%m-%d", time.localtime(started.at)),)
+    hc = state.handicap
+    if hc is not None:
+        props["HA"] = (str(hc.stones),)
+    record.properties = props
+    record.rules_text = RU_TEXT.get(record.rules, record.rules_text)
+    topo = game.topology
+    if state.scored is None or game.players != 2 or topo.kind != "grid" or topo.shape is None:
+        return
+    owned = territory(
+        topo,
+        game.board,
+        2,
+        dead=frozenset(state.scored.dead),
+        no_mans_land=frozenset(state.scored.no_mans_land),
+    )
+
+    def point(spot: int) -> str:
+        _, row, col = topo.point(spot)
+        return chr(97 + col) + chr(97 + row)
+
+    marks = {
+        ident: tuple(sorted(point(s) for s in spots))
+        for ident, spots in zip(("TB", "TW"), owned, strict=True)
+        if spots
+    }
+    if not marks:
+        return
+    if record.moves:
+        last = len(record.moves) - 1
+        info = record.info.get(last, MoveInfo())
+        record.info[last] = replace(info, properties={**info.properties, **marks})
+    else:
+        record.properties = {**record.properties, **marks}
 
 
 def go_record_file(events: Sequence[ev.Event], *, game_id: int) -> RecordFile:

@@ -18,6 +18,9 @@ Contract:
   reloads its state from the journal, so memory never runs ahead of the disk.
 - :meth:`TableSession.resume` rebuilds the latest game from the journal after a crash.
 
+The clock starts with the game's first move, or a start press (``start_clock``), never when the
+game is set up: a new byo-yomi game must not lose on time before anyone moved (issue 13).
+
 Clock downtime policy (after a crash or power cut): the clock is restored from the last snapshot
 in the journal (taken at every move and every ``snapshot_every`` seconds while it runs) and
 resumes from there. The time the table was down is charged to nobody, as an arbiter stops the
@@ -154,6 +157,7 @@ class TableSession:
                 and state.ended is None
                 and clock.flagged is None
                 and clock.current is not None
+                and not clock.waiting
                 and table.part.in_play()
             ):
                 table.accept(ev.ClockResumed(), clock_change=clock.resume)
@@ -258,6 +262,8 @@ class TableSession:
                 time_control=control.spec() if control else None,
                 flag_policy=flag_policy,
             )
+            if control is None and started.time_control:  # the game's own (GoBeyond's turns)
+                control = parse_spec(started.time_control)
             if part is not self.part:
                 self.part.close()
                 self.game_kind, self.part = kind, part
@@ -269,7 +275,9 @@ class TableSession:
             self.clock = clock
             stored = self.accept(
                 started,
-                clock_change=(lambda now: clock.start(now, player=first)) if clock else None,
+                clock_change=(
+                    (lambda now: clock.start(now, player=first, wait=True)) if clock else None
+                ),
             )
             self._last_clock_change = float("-inf")
             self.part.reset()
@@ -337,12 +345,25 @@ class TableSession:
             clock = self.clock
             return [self.accept(ev.ClockPaused(), clock_change=clock.pause if clock else None)]
 
+    def start_clock(self) -> list[ev.Event]:
+        """The start press: a clock waiting for the first move starts charging the player to
+        move. IllegalMove when there is no waiting clock."""
+        with self.lock:
+            clock = self.clock
+            if clock is None or not clock.waiting:
+                raise IllegalMove("not allowed", "the clock is not waiting to be started")
+            if self.state.paused:
+                raise IllegalMove("not allowed", "the clocks are paused: resume first")
+            return [self.accept(ev.ClockResumed(), clock_change=clock.begin)]
+
     def unpause(self) -> list[ev.Event]:
         with self.lock:
             if not self.state.paused:
                 return []
             clock = self.clock
-            return [self.accept(ev.ClockResumed(), clock_change=clock.resume if clock else None)]
+            out = [self.accept(ev.ClockResumed(), clock_change=clock.resume if clock else None)]
+            out.extend(self.part.unpaused())
+            return out
 
     def resign(self, player: int) -> list[ev.Event]:
         """``player`` resigns (not always the one to move); the game ends."""
@@ -422,6 +443,9 @@ class TableSession:
             out["server_time"] = time.time()
             if out["phase"] != "none":
                 self.part.live_view(out, full=full)
+                clock = self.clock
+                if clock is not None and clock.waiting and out["phase"] == "play":
+                    out["notices"] = [*out.get("notices", []), CLOCK_WAITS]
             return out
 
     def alerts(self) -> list[str]:
@@ -438,6 +462,9 @@ class TableSession:
             return "no game"
         return self.part.summary()
 
+
+#: What the page says while the clock waits for the game's first move.
+CLOCK_WAITS = "the clocks start with the first move (or press Start clock)"
 
 #: The thin name for a table (the same class).
 Table = TableSession
@@ -471,6 +498,7 @@ _CORE: dict[str, Handler] = {
     "undo": _undo,
     "pause": lambda table, params: table.pause(),
     "resume": lambda table, params: table.unpause(),
+    "start_clock": lambda table, params: table.start_clock(),
 }
 CORE_CONTROLS = tuple(_CORE)
 #: Every control name some kind of table takes (for clients that list them).

@@ -20,9 +20,40 @@ from companion.errors import IllegalMove
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
+from companion.table import handicap
 from companion.table.foldbase import EventFold
 
 PHASES = ("play", "cleanup", "over")
+
+
+#: The boards a rule set is played on at the table, where its sheet names one (layers, rows,
+#: columns): FridgeGo's 40 pieces a side are for its 9x9 set; 2.5D Go is two 9x9 layers.
+#: Checked here, when any game is built, so no command or page can start one elsewhere.
+BOARDS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "fridge": ((1, 9, 9),),
+    "stacked": ((2, 9, 9),),
+}
+
+
+def check_board(game: GoGame) -> None:
+    """ValueError, in plain words, for a rule set on a board its sheet does not play on."""
+    allowed = BOARDS.get(type(game).name)
+    shape = game.topology.shape
+    if allowed is None or shape in allowed:
+        return
+    words = ", ".join(f"{r}x{c}" if n == 1 else f"{n}x{r}x{c}" for n, r, c in allowed)
+    have = game.topology.signature if shape is None else "x".join(map(str, shape[1:]))
+    if shape is not None and shape[0] != 1:
+        have = "x".join(map(str, shape))
+    raise ValueError(f"{type(game).description.split(':')[0]} is played on {words}, not {have}")
+
+
+def undo_move(game: GoGame) -> None:
+    """Take back the last move, with any "play on" resumption after it (an undo takes back
+    turns: a resumption is not one, and the handicap setup is never taken back)."""
+    while game.steps and game.steps[-1].resume:
+        game.undo()
+    game.undo()
 
 
 @dataclass
@@ -51,14 +82,37 @@ class TableState(EventFold):
     suggested: ev.CleanupSuggested | None = None
     #: A player has marked or agreed in this cleanup: a suggestion may no longer replace marks.
     players_marked: bool = False
+    #: Players who resigned during cleanup (the sheets' remedy when the count is disputed).
+    resigned_in_cleanup: set[int] = field(default_factory=set)
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def build_game(started: ev.GameStarted) -> GoGame:
-        """The engine for a GameStarted (ValueError/MapError for unknown rules or board)."""
-        knobs = dict(started.knobs)
+        """The engine for a GameStarted, a fixed handicap on the board (ValueError/MapError for
+        unknown rules, board or handicap)."""
+        hc, knobs = handicap.take(started.knobs)
         knobs.setdefault("players", len(started.players))
-        return new_game(started.rules, from_spec(started.topology), **knobs)
+        game = new_game(started.rules, from_spec(started.topology), **knobs)
+        check_board(game)
+        if hc is not None:
+            if "komi" not in knobs:
+                knobs["komi"] = handicap.komi(hc, type(game).scoring)
+                game = new_game(started.rules, from_spec(started.topology), **knobs)
+            handicap.set_up(game, hc)
+        return game
+
+    @property
+    def handicap(self) -> handicap.Handicap | None:
+        """The game's handicap setting (None for an even game)."""
+        return None if self.started is None else handicap.take(self.started.knobs)[0]
+
+    @property
+    def handicap_pending(self) -> int:
+        """Black stones a free handicap still waits for (0 once placed, or for none)."""
+        hc, game = self.handicap, self.game
+        if hc is None or game is None or hc.placement != "free":
+            return 0
+        return 0 if game.moves or any(s >= 0 for s in game.board) else hc.stones
 
     def _need_game(self) -> GoGame:
         if self.game is None:
@@ -90,7 +144,20 @@ class TableState(EventFold):
         game = self._need_game()
         if self.phase != "play":
             raise IllegalMove("game over", f"the game is in {self.phase}, not in play")
+        if self.handicap_pending:
+            raise IllegalMove(
+                "not allowed", f"place the {self.handicap_pending} handicap stones first"
+            )
         return game
+
+    def _on_HandicapPlaced(self, e: ev.HandicapPlaced) -> None:
+        game, hc = self._need_game(), self.handicap
+        if hc is None or hc.placement != "free" or not self.handicap_pending:
+            raise IllegalMove("not allowed", "this game takes no handicap stones now")
+        try:
+            handicap.place(game, hc, tuple(e.spots))
+        except ValueError as exc:
+            raise IllegalMove("not allowed", str(exc)) from None
 
     def _after_move(self) -> None:
         game = self._need_game()
@@ -115,8 +182,27 @@ class TableState(EventFold):
         self._after_move()
 
     def _on_Resigned(self, e: ev.Resigned) -> None:
+        """In play, the engine's resignation. During cleanup (the game over by passes, the
+        count disputed: GoBeyond's sheet names resigning as the remedy, and a club player may
+        always resign) the engine's game stays as it is and the fold notes who resigned; the
+        table ends the game once one player is left (:meth:`cleanup_winner`)."""
+        if self.phase == "cleanup":
+            game = self._need_game()
+            if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
+                raise IllegalMove("not allowed", f"player {e.player} cannot resign now")
+            self.resigned_in_cleanup.add(e.player)
+            self.agreed.discard(e.player)
+            return
         self._play_phase().resign(e.player)
         self._after_move()
+
+    def cleanup_winner(self) -> int | None:
+        """The one player left after resignations during cleanup (None while more are)."""
+        game = self.game
+        if game is None or not self.resigned_in_cleanup:
+            return None
+        left = [p for p in game.active_players if p not in self.resigned_in_cleanup]
+        return left[0] if len(left) == 1 else None
 
     def _on_Undone(self, e: ev.Undone) -> None:
         game = self._need_game()
@@ -125,7 +211,7 @@ class TableState(EventFold):
         if e.count < 1 or e.count > len(game.moves):
             raise IllegalMove("not allowed", "there is no move to take back")
         for _ in range(e.count):
-            game.undo()
+            undo_move(game)
             if self.points_history:
                 self.points_history.pop()
         self.phase = "over" if game.over and game.result is not None else "play"
@@ -135,6 +221,20 @@ class TableState(EventFold):
         self.removal = None
         self.discrepancy = None
         self.suggested = None
+
+    def _on_PlayResumed(self, e: ev.PlayResumed) -> None:
+        """Play on after the passes (:class:`~companion.events.PlayResumed`): the engine's
+        resumption keeps every pass and prisoner; the marks are dropped."""
+        game = self._need_game()
+        if self.phase not in ("play", "cleanup") or self.ended is not None:
+            raise IllegalMove("not allowed", "play on is for a game that ended by passes")
+        game.resume()  # IllegalMove unless the game is over by passes
+        self.phase = "play"
+        self.dead.clear()
+        self.no_mans_land.clear()
+        self.agreed.clear()
+        self.suggested = None
+        self.players_marked = False
 
     def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
         self._play_phase()

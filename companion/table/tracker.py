@@ -43,10 +43,20 @@ unread spot could hide one of the moves, and its order is not guessed.
 ``RemoveStones`` until they are seen gone, and no further move is accepted until they are (the
 page says which). Once taken off, a spot is free again.
 
+**Undone stones.** When the session takes moves back (the page's Undo), their stones still
+on the board are asked to be taken off (``RemoveStones``, "was taken back") like captured
+stones, and are not read again as new moves; once seen gone the spot is free again.
+
 **Undo.** A board that matches (on its known spots) the position before one of the last
 ``undo_depth`` moves, and is not a legal continuation, is offered as ``UndoIntent(count)``. So is
 the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
 session has undone, the next update reads the new move.
+
+**Handicap.** Before the first move, black stones are the handicap setup, not moves: with a
+free-placement handicap of N stones pending (``handicap``), N black stones on an empty game are
+offered as ``SetupIntent`` (fewer are noted as "k of N placed"); a game that starts with its
+fixed handicap on the board notes where the stones still missing go. Stones put down one by one
+are fine either way.
 
 **Anything else** is a :class:`~companion.table.intents.Discrepancy` naming the spots in plain
 words, kinds in order of precedence: a captured stone left on, a stone moved, a stone of the
@@ -56,7 +66,7 @@ missing.
 **Limits.** The order of moves seen at once cannot be known, only whether it matters. A misread
 that looks like a legal move of the right colour and lasts ``still_time`` is accepted; when it
 goes, the board is an earlier position and an undo is offered (never taken by the tracker).
-Stones on the board before the first move (handicap) are read as moves, not as a setup. Orders
+Orders
 reaching the same position are searched once, so superko differences between their histories
 are not told apart.
 """
@@ -80,6 +90,7 @@ from companion.table.intents import (
     PassIntent,
     PlayIntent,
     RemoveStones,
+    SetupIntent,
     TrackerStatus,
     UndoIntent,
 )
@@ -142,7 +153,9 @@ class Tracker:
     - ``undo_depth``: how many moves back a board is recognised as an earlier position;
     - ``unreadable_time``: seconds an unstable but unchanging view may last before it is
       reported as an "unreadable" discrepancy;
-    - ``min_confidence``: tokens read with less confidence count as unknown.
+    - ``min_confidence``: tokens read with less confidence count as unknown;
+    - ``handicap``: the black stones a free-placement handicap still waits for (a number, or
+      a callable reading it from the session, e.g. ``TableState.handicap_pending``).
 
     Raises ValueError for a negative time, count or confidence.
     """
@@ -158,6 +171,7 @@ class Tracker:
         undo_depth: int = 8,
         unreadable_time: float = 10.0,
         min_confidence: float = 0.0,
+        handicap: int | Callable[[], int] = 0,
     ) -> None:
         if min(still_time, max_unknown, undo_depth, unreadable_time, min_confidence) < 0:
             raise ValueError("times, counts and confidences cannot be negative")
@@ -171,6 +185,7 @@ class Tracker:
         self.undo_depth = undo_depth
         self.unreadable_time = unreadable_time
         self.min_confidence = min_confidence
+        self._handicap = handicap
         self._gate: Stillness[tuple[str, ...]] = Stillness(still_time=still_time)
         self._stable = False
         self._evaluated: tuple[object, ...] | None = None
@@ -180,6 +195,10 @@ class Tracker:
         # Stones captured by the moves that led to game state ``_captured_key``, not yet seen gone.
         self._captured: dict[int, int] = {}
         self._captured_key: tuple[int, Move | None] | None = None
+        # Stones of moves taken back (undone) still to be taken off the board (spot -> colour),
+        # and the game last seen (moves, hash, board), to notice an undo.
+        self._taken_back: dict[int, int] = {}
+        self._last_game: tuple[int, int, tuple[int, ...], int] | None = None
         self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ public
@@ -200,6 +219,7 @@ class Tracker:
                 f"observation has {len(observation)} spots but the board has {len(game.topology)}"
             )
         now = observation.timestamp if now is None else now
+        self._note_undo(game)
         tokens = observation.states
         if self.min_confidence > 0:
             floor = self.min_confidence
@@ -274,6 +294,9 @@ class Tracker:
     def _judge(self, game: GoGame, tokens: tuple[str, ...]) -> list[Intent]:
         seen = [_OWNER.get(t) for t in tokens]  # None = unknown
         board = game.board
+        setup = self._setting_up(game, seen)
+        if setup is not None:
+            return setup
         captured = self._captured_stones(game, seen)
         left_on = tuple(s for s, c in captured.items() if seen[s] in (c, None))
         other = [
@@ -298,16 +321,66 @@ class Tracker:
             return self._offer_undo(count)
         return self._hold(self._explain(game, seen, left_on, readings))
 
+    def _note_undo(self, game: GoGame) -> None:
+        """Remember the stones of moves the session took back: still on the board, they are
+        to be taken off, not read again as new moves."""
+        n, board = len(game.moves), game.board
+        last = self._last_game
+        # The same game a few moves shorter (a new game, or a game rebuilt from its record,
+        # is not an undo).
+        if last is not None and last[3] == id(game) and 0 < last[0] - n <= self.undo_depth:
+            for spot, colour in enumerate(last[2]):
+                if colour != EMPTY and board[spot] == EMPTY:
+                    self._taken_back[spot] = colour
+        if last is None or last[:2] != (n, game.hash) or last[3] != id(game):
+            self._last_game = (n, game.hash, tuple(board), id(game))
+
+    def _setting_up(self, game: GoGame, seen: Sequence[int | None]) -> list[Intent] | None:
+        """Before the first move, black stones being put on the board as a handicap: a free
+        handicap's stones once all are down (``SetupIntent``); while some are missing, a note
+        of how many are down (free) or where the rest go (fixed). None: not setting up."""
+        if game.moves or game.players != 2 or WHITE in seen:
+            return None
+        handicap = self._handicap if isinstance(self._handicap, int) else self._handicap()
+        board = game.board
+        black = tuple(s for s, o in enumerate(seen) if o == BLACK)
+        if handicap and not any(c != EMPTY for c in board):
+            if len(black) < handicap:
+                note = f"handicap: {len(black)} of {handicap} black stones placed"
+                return self._hold(Discrepancy("setup", black, note)) if black else []
+            if len(black) == handicap and None not in seen:
+                self._held = None
+                return [SetupIntent(black)]
+            return None
+        setup = {s for s, c in enumerate(board) if c == BLACK}
+        if not setup or any(c == WHITE for c in board) or not set(black) < setup:
+            return None
+        missing = tuple(sorted(s for s in setup - set(black) if seen[s] is not None))
+        if not missing:
+            return None
+        return self._hold(
+            Discrepancy(
+                "setup",
+                missing,
+                f"handicap: place the black stone{_plural(missing)} at {spots_text(game, missing)}",
+            )
+        )
+
     def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
-        """Stones captured by the last accepted move(s) and not yet seen gone (spot -> colour)."""
+        """Stones captured by the last accepted move(s), or taken back by an undo, and not yet
+        seen gone (spot -> colour)."""
         key = _state_key(game)
         if key != self._captured_key:
             self._captured_key = key
             self._captured = _last_captures(game)
+        board = game.board
+        for spot, colour in list(self._taken_back.items()):
+            if board[spot] != EMPTY or (seen[spot] is not None and seen[spot] != colour):
+                del self._taken_back[spot]
         for spot, colour in list(self._captured.items()):
             if seen[spot] is not None and seen[spot] != colour:
                 del self._captured[spot]  # seen gone (or replaced): the spot is free again
-        return self._captured
+        return {**self._captured, **self._taken_back}
 
     def _readings(self, game: GoGame, seen: Sequence[int | None]) -> list[_Reading]:
         """Every consistent order of the new stones (see the module docstring)."""
@@ -619,13 +692,14 @@ class Tracker:
         if spots == self._pending and self._held is None and self._undo_offered is None:
             return []
         self._held, self._pending, self._undo_offered = None, spots, None
-        colours = {self._captured[s] for s in spots if s in self._captured}
-        what = _colour_word(game, colours)
+        left = {**self._captured, **self._taken_back}
+        what = _colour_word(game, {left[s] for s in spots if s in left})
         verb = "was" if len(spots) == 1 else "were"
+        how = "taken back" if all(s in self._taken_back for s in spots) else "captured"
         return [
             RemoveStones(
                 spots,
-                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} captured: "
+                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} {how}: "
                 f"take {'it' if len(spots) == 1 else 'them'} off",
             )
         ]

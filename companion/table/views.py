@@ -30,6 +30,8 @@ class PlayerClock(TypedDict):
     period: float
     stones: int
     overtime: bool
+    #: Byo-yomi periods left times their length ("3 x 30 s"); "" for other controls.
+    periods_text: str
 
 
 class ClockView(TypedDict, total=False):
@@ -39,6 +41,8 @@ class ClockView(TypedDict, total=False):
     players: list[PlayerClock]
     current: int | None
     running: bool
+    #: Set up but waiting for the first move or a start press (charging nobody).
+    waiting: bool
     flagged: int | None
     as_of: float | None
 
@@ -195,7 +199,12 @@ def snapshot_clock(
     current face ticks down from ``as_of`` (the wall-clock time of the snapshot)."""
     clock = clock_faces(snapshot) if snapshot else None
     if clock is not None:
-        clock["running"] = running and clock["current"] is not None and clock["flagged"] is None
+        clock["running"] = (
+            running
+            and clock["current"] is not None
+            and clock["flagged"] is None
+            and not clock.get("waiting", False)
+        )
         clock["as_of"] = as_of
     return clock
 

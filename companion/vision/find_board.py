@@ -19,6 +19,12 @@ How (classic OpenCV):
 4. **Refinement.** Every intersection is looked for near where the guess puts it and a
    homography is fitted to those found (RANSAC): points hidden under stones simply drop out.
    Last, the grid is slid by one line if its outermost line turns out to be a board edge.
+5. **Without lines.** When no clear grid of lines shows (a full board, blur, a striped
+   cloth drowning the net), the board's outer edge is found from its colour
+   (:mod:`companion.vision.board_edge`) and a lattice centred in it is fitted to whatever
+   marks the points, lines or stones (:mod:`companion.vision.lattice`); the spacing relative to
+   the board gives the size. The grid is slid onto the lattice, snapped to the crossings when
+   enough show, and kept only if most of its points stand out from the board's colour.
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
@@ -35,7 +41,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.board_edge import board_quads
+from companion.vision.crossings import extends as _extends
+from companion.vision.crossings import refine as _refine
+from companion.vision.crossings import refined as _refined
+from companion.vision.crossings import shift_check as _shift_check
+from companion.vision.geometry import Corners
+from companion.vision.lattice import distance_map, fit_in_edge, margin_colour, standout, to_lab
+from companion.vision.lattice import refine as refine_lattice
 
 Image = NDArray[np.uint8]
 
@@ -43,6 +56,10 @@ WORK_SIDE = 800  # longer side of the working copy, pixels
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
+SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
+SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
+SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
+MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
 
 
 @dataclass(frozen=True)
@@ -51,7 +68,7 @@ class FoundBoard:
 
     corners: Corners
     size: int
-    score: float  # 0..1, how well lines fall on the fitted grid
+    score: float  # 0..1: how well lines fall on the grid, or the share of its points that stand out
     seconds: float
 
     def __repr__(self) -> str:
@@ -84,10 +101,10 @@ def line_masks(
     bh = cv2.subtract(closed, gray)
     # Relative darkness (line vs its surroundings), so dim corners of the board count too.
     rel = bh.astype(np.float32) / (closed.astype(np.float32) + 8.0)
-    rel_mask = ((rel > 0.1) & (bh >= 6)).astype(np.uint8) * 255
+    rel_mask = np.asarray(((rel > 0.1) & (bh >= 6)) * 255, dtype=np.uint8)
     vals = bh[bh > 0]
     thr = max(10.0, float(np.percentile(vals, 85)) if vals.size else 10.0)
-    abs_mask = (bh > thr).astype(np.uint8) * 255
+    abs_mask = np.asarray((bh > thr) * 255, dtype=np.uint8)
     return (np.clip(rel * 400.0, 0, 255)).astype(np.uint8), [rel_mask, abs_mask]
 
 
@@ -112,11 +129,11 @@ def _straight(mask: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
 
     def near(mode: int) -> NDArray[np.bool_]:
         d = np.abs(((ang - (mode * 2 + 1)) + 90.0) % 180.0 - 90.0)
-        return d <= 12.0
+        return np.asarray(d <= 12.0, dtype=np.bool_)
 
     keep = near(first) | near(second)  # the grid's two line directions (perspective allowed)
     for x1, y1, x2, y2 in seg[keep].astype(int):
-        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), 255, 2)
+        cv2.line(out, (int(x1), int(y1)), (int(x2), int(y2)), (255,), 2)
     return out
 
 
@@ -297,7 +314,8 @@ def fit_grid(
     del inner
     pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
     M = cv2.getPerspectiveTransform(_square(side + 2 * margin, margin), quad.astype(np.float32))
-    corners = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M.astype(np.float64)).reshape(4, 2)
+    moved = cv2.perspectiveTransform(pts.reshape(1, 4, 2), M.astype(np.float64))
+    corners = np.asarray(moved, dtype=np.float64).reshape(4, 2)
     return score, corners, n
 
 
@@ -312,48 +330,6 @@ def guess_size(
         if s > best[1]:
             best = (n, s, quad)
     return best
-
-
-def _refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float]:
-    """Snap every visible intersection and fit a homography to them; returns corners, inlier share."""
-    H = homography(quad, n)
-    rr, cc = np.mgrid[0:n, 0:n]
-    pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
-    img_pts = project(H, pts)
-    # local spacing in pixels for the search window
-    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-    r = max(2, round(float(sp * 0.3)))
-    arm = max(3, round(float(sp * 0.45)))
-    bhf = bh.astype(np.float32)
-    # cross response: sum of line response along a horizontal and a vertical arm
-    kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
-    kx[arm, :] = 1.0
-    kx[:, arm] = 1.0
-    cross = cv2.filter2D(bhf, -1, kx / kx.sum())
-    found_src, found_dst = [], []
-    h, w = bh.shape
-    for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = round(float(x)), round(float(y))
-        x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
-        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-            continue
-        win = cross[y0:y1, x0:x1]
-        j = int(np.argmax(win))
-        peak = float(win.flat[j])
-        if peak < 8.0:
-            continue
-        dy, dx = divmod(j, win.shape[1])
-        found_src.append((bx, by))
-        found_dst.append((x0 + dx, y0 + dy))
-    if len(found_src) < max(8, n * n // 6):
-        return quad, 0.0
-    src = np.array(found_src, np.float32)
-    dst = np.array(found_dst, np.float32)
-    H2, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(1.5, sp * 0.12))
-    if H2 is None:
-        return quad, 0.0
-    corners = project(H2, np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64))
-    return corners, float(inl.sum()) / (n * n)
 
 
 def _candidates(
@@ -379,10 +355,15 @@ def _candidates(
                 # Stones cut the net into pieces: take in pieces within ``reach`` of a cell.
                 cell = max(bw, bhh) / ((sizes[0] if fixed else 19) - 1)
                 r = max(2, round(float(cell * reach)))
+                # grow the piece within its own box (plus the reach), not the whole frame
+                bx0, by0 = max(0, int(_x) - r), max(0, int(_y) - r)
+                bx1, by1 = int(_x) + bw + r + 1, int(_y) + bhh + r + 1
                 grown = cv2.dilate(
-                    own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+                    own[by0:by1, bx0:bx1],
+                    cv2.getStructuringElement(cv2.MORPH_RECT, (2 * r + 1, 2 * r + 1)),
                 )
-                touch = np.unique(labels[(grown > 0) & (labels > 0)])
+                sub = labels[by0:by1, bx0:bx1]
+                touch = np.unique(sub[(grown > 0) & (sub > 0)])
                 big = [t for t in touch if stats[t, cv2.CC_STAT_AREA] >= 20]
                 if len(big) <= 1:
                     continue
@@ -413,80 +394,6 @@ def _candidates(
     return found
 
 
-class _Crossings:
-    """Where lines cross both ways (an intersection, or a T at the edge) in a line response."""
-
-    def __init__(self, bh: NDArray[np.uint8], quad: Corners, n: int) -> None:
-        sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
-        arm = max(3, round(float(sp * 0.4)))
-        bhf = bh.astype(np.float32)
-        kh = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
-        kh[arm, :] = 1.0 / (2 * arm + 1)
-        self.both = np.minimum(cv2.filter2D(bhf, -1, kh), cv2.filter2D(bhf, -1, kh.T))
-        self.H = homography(quad, n)
-        self.n = n
-
-    def line(self, axis: int, index: int) -> float:
-        """Mean response along lattice column (axis 0) or row (axis 1) ``index`` (may be
-        outside the grid: -1 is one spacing before the first line)."""
-        n = self.n
-        other = np.arange(n, dtype=np.float64)
-        fixed = np.full(n, float(index))
-        pts = np.stack([fixed, other] if axis == 0 else [other, fixed], axis=1)
-        uv = np.round(project(self.H, pts)).astype(int)
-        h, w = self.both.shape
-        ok = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
-        vals = np.zeros(n)
-        vals[ok] = self.both[uv[ok, 1], uv[ok, 0]]
-        return float(vals.mean())
-
-    def inner(self, axis: int) -> float:
-        return float(np.median([self.line(axis, i) for i in range(1, self.n - 1)]))
-
-
-def _shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
-    """Slide the grid by a line if that fits better: is the grid off by one row or column?
-
-    A board's edge or a shadow parallel to the grid can pass for its outermost line. Every
-    intersection has lines both ways (at the edge, a T); an edge line crossed by nothing
-    has one. An outermost line with hardly any crossings, facing a line with plenty just
-    beyond the other side, means the grid is one line off.
-    """
-    x = _Crossings(bh, quad, n)
-    shift = [0, 0]
-    for axis in (0, 1):  # columns (x), rows (y)
-        inner = x.inner(axis)
-        first, last = x.line(axis, 0), x.line(axis, n - 1)
-        before, after = x.line(axis, -1), x.line(axis, n)
-        if last < 0.35 * inner and before > 0.5 * inner:
-            shift[axis] = -1
-        elif first < 0.35 * inner and after > 0.5 * inner:
-            shift[axis] = 1
-    if shift == [0, 0]:
-        return quad
-    ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64) + shift
-    return project(x.H, ends)
-
-
-def _extends(bh: NDArray[np.uint8], quad: Corners, n: int) -> bool:
-    """Do crossings go on beyond the grid (so it is part of a bigger one)?"""
-    x = _Crossings(bh, quad, n)
-    for axis in (0, 1):
-        inner = x.inner(axis)
-        if max(x.line(axis, -1), x.line(axis, n)) > 0.6 * inner:
-            return True
-    return False
-
-
-def _refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
-    for _ in range(2):
-        refined, share = _refine(bh, quad, n)
-        if share < 0.3:
-            break
-        quad = refined
-    return quad
-
-
 def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     """Locate the grid of a square board; ``size`` if known, else the best of 9, 13 and 19.
 
@@ -506,23 +413,77 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     )
     if scale >= 1:
         scale = 1.0
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    small = np.asarray(small, dtype=np.uint8)
+    gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     found = _locate(bh, masks, sizes, size is not None)
+    bh_lines, sharpened = bh, False
+    if found is None or found[0] < GOOD_SCORE:
+        # blurred (focus, motion): lines too soft for the masks; sharpen and look again
+        soft = gray.astype(np.float32)
+        sharp = soft + SHARPEN * (soft - cv2.GaussianBlur(soft, (0, 0), 3.0))
+        bh2, masks2 = line_masks(np.asarray(np.clip(sharp, 0, 255), dtype=np.uint8), kernel)
+        again = _locate(bh2, masks2, sizes, size is not None)
+        if again is not None and (found is None or again[0] > found[0]):
+            found, bh_lines, masks, sharpened = again, bh2, masks2, True
+    if found is not None:
+        _score, quad, n = found
+        bigger = tuple(s for s in SIZES if s > n)
+        if size is None and bigger and _extends(bh_lines, quad, n):
+            # lines go on past this grid: it is a part of a bigger board
+            found = _locate(bh_lines, masks, bigger, False)
+    if found is None or found[0] < SURE_SCORE or sharpened:
+        # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
+        # lattice of whatever marks its points
+        edge = _from_edge(small, bh, sizes)
+        if edge is not None:
+            st, quad, n, dist = edge
+            if found is None or found[0] < GOOD_SCORE:
+                found = (st, quad, n)
+            elif st > standout(dist, found[1], found[2]) + (-0.02 if sharpened else 0.05):
+                # a fair grid of lines, but the edge's grid marks the points better (lines
+                # from a sharpened photo are trusted less: a tie goes to the edge)
+                found = (st, quad, n)
     if found is None:
-        raise BoardNotFound("no board grid found in the image")
+        raise BoardNotFound(
+            "no board found in the image: no grid of lines, no board edge with a grid inside"
+        )
     score, quad, n = found
-    bigger = tuple(s for s in SIZES if s > n)
-    if size is None and bigger and _extends(bh, quad, n):
-        # lines go on past this grid: it is a part of a bigger board
-        found = _locate(bh, masks, bigger, False)
-        if found is None:
-            raise BoardNotFound("a grid that goes on past every size tried")
-        score, quad, n = found
     corners = order_corners(quad) / scale
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def _from_edge(
+    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int]
+) -> tuple[float, Corners, int, NDArray[np.float32]] | None:
+    """The best grid centred in a board edge: (share of points standing out, corners, size,
+    distance from the board's colour), or None when no edge holds a grid that stands out."""
+    lab = to_lab(small)
+    cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
+    for _solidity, edge in board_quads(small, limit=4):
+        dist = distance_map(lab, margin_colour(lab, edge))
+        cands.extend((st, quad, n, dist) for st, quad, n in fit_in_edge(dist, edge, sizes))
+    cands.sort(key=lambda c: -c[0])
+    best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
+    for st, quad, n, dist in cands[:2]:
+        # onto the lattice (lines and stones), then onto the crossings where enough show
+        moved = refine_lattice(dist, quad, n)
+        st2 = standout(dist, moved, n)
+        if st2 >= st - 0.02:
+            st, quad = max(st, st2), moved
+        for _ in range(2):
+            snapped, share = _refine(bh, quad, n)
+            if share < SNAP_SHARE:
+                break
+            quad = snapped
+            st = max(st, standout(dist, quad, n))
+        if best is None or st > best[0]:
+            best = (st, quad, n, dist)
+    if best is None or best[0] < MIN_STANDOUT:
+        return None
+    return best
 
 
 def _locate(

@@ -1,16 +1,16 @@
 // The hub page: every table's board, clocks, result and alerts, live over SSE. Read-only.
-"use strict";
+// The board drawing, formatting, feed and live stream are the table page's own modules.
+import { BoardView, LETTERS } from "../web-static/board.js";
+import { CHESS_GLYPH, drawChessBoard } from "../web-static/chess_draw.js";
+import { addToFeed } from "../web-static/feed.js";
+import { clockText, esc } from "../web-static/format.js";
+import { liveStream, showStatus } from "../web-static/live.js";
+
 const hub = {
   tables: new Map(), // name -> {view, ref (hub seconds at receipt), t (performance.now at receipt)}
 
-  esc(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); },
-
-  fmt(sec) {
-    sec = Math.max(0, sec);
-    const whole = Math.ceil(sec - 1e-6);
-    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
-    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
-  },
+  esc,
+  fmt: clockText,
 
   // Seconds left on player p's clock now, ticking the running face from the snapshot's time.
   left(entry, p) {
@@ -63,11 +63,10 @@ const hub = {
   },
 
   stream(query, onMessage, onState) {
-    const es = new EventSource("/stream" + query);
-    es.onopen = () => onState(true);
-    es.onerror = () => onState(false);
-    es.onmessage = (m) => { try { onMessage(JSON.parse(m.data)); } catch (e) { console.error(e); } };
-    return es;
+    return liveStream("/stream" + query, {
+      onMessage: (data) => { try { onMessage(data); } catch (e) { console.error(e); } },
+      onStatus: onState,
+    });
   },
 };
 
@@ -161,35 +160,7 @@ function hubTable(name) {
 
   function who(v, p) { return v.players && v.players[p] ? v.players[p].name : LETTERS[p]; }
 
-  function describe(v, e) {
-    const spot = (s) => (v.topology && v.topology.names[s]) || s;
-    switch (e.type) {
-      case "GameStarted": return `a new game: ${e.rules} on ${e.topology}` + (e.time_control ? `, clock ${e.time_control}` : "");
-      case "ChessTurnPlayed": return `${who(v, e.player)} played ${e.turn}`;
-      case "PromotionAsked": return `${who(v, e.player)}'s pawn promoted: the players are asked which piece`;
-      case "DiscrepancyCleared": return "the board matches the game again";
-      case "MovePlayed": return `${who(v, e.player)} played ${spot(e.spot)}` + (e.captured && e.captured.length ? ` capturing ${e.captured.length}` : "");
-      case "Passed": return `${who(v, e.player)} passed`;
-      case "Skipped": return `${who(v, e.player)} lost the turn to the clock`;
-      case "Resigned": return `${who(v, e.player)} resigned`;
-      case "Undone": return `${e.count} move${e.count > 1 ? "s" : ""} taken back`;
-      case "GameEnded": return `game over: ${e.result}`;
-      case "FlagFell": return `${who(v, e.player)}'s time ran out`;
-      case "DiscrepancyRaised": case "RemovalRequested": return e.message;
-      case "ClockPaused": return "clocks paused";
-      case "ClockResumed": return "clocks running";
-      default: return e.type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-    }
-  }
-
-  function feed(v, e, prepend) {
-    if (e.type === "ClockSnapshot") return;
-    const li = document.createElement("li");
-    li.textContent = `${new Date(e.at * 1000).toLocaleTimeString()} · ${describe(v, e)}`;
-    const list = $("feed");
-    if (prepend) list.insertBefore(li, list.firstChild); else list.appendChild(li);
-    while (list.children.length > 200) list.removeChild(list.lastChild);
-  }
+  function feed(v, e, prepend) { addToFeed($("feed"), e, { prepend, max: 200 }); }
 
   // A chess table's board and move list (drawn when its view changes, not every second).
   function drawChess(v) {
@@ -247,6 +218,11 @@ function hubTable(name) {
     if (msg.event) feed(msg.view, msg.event, true);
     drawChess(msg.view);
     render();
-  }, (up) => { $("status").textContent = up ? "live" : "reconnecting…"; $("status").className = "status " + (up ? "live" : "down"); if (up) load(); });
+  }, (up) => { showStatus($("status"), up, "reconnecting…"); if (up) load(); });
   setInterval(render, 1000);
 }
+
+// Which page this is: every table, or one (its name in the body's data-table).
+const page = document.body.dataset;
+if (page.hubPage === "tables") hubTables();
+else if (page.hubPage === "table") hubTable(page.table);

@@ -1,8 +1,7 @@
 // Draws any board from its topology: grids, stacked layers side by side, maps from their xy.
-"use strict";
 const SVGNS = "http://www.w3.org/2000/svg";
-const COLOURS = ["#111", "#f4f4f0", "#d33", "#2a2", "#eb0", "#1bc", "#c3c", "#f80"];
-const LETTERS = "BWRGYCMO";
+export const COLOURS = ["#111", "#f4f4f0", "#d33", "#2a2", "#eb0", "#1bc", "#c3c", "#f80"];
+export const LETTERS = "BWRGYCMO";
 
 function starPoints(size) {
   if (size === 19) return [3, 9, 15];
@@ -11,7 +10,7 @@ function starPoints(size) {
   return [];
 }
 
-class BoardView {
+export class BoardView {
   constructor(svg, topo, onTap) {
     this.svg = svg; this.topo = topo; this.onTap = onTap;
     const xy = topo.xy, links = topo.links;

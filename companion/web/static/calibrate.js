@@ -1,6 +1,6 @@
 // Calibration on a still frame: place the board's corners (one quad per layer of a grid or a
 // stacked board) or a map's spots, see what the reader reads at once, save the profile.
-"use strict";
+import * as companion from "./common.js";
 (function () {
   const img = document.getElementById("still"), svg = document.getElementById("overlay");
   const root = document.getElementById("calib"), out = document.getElementById("calib-result");

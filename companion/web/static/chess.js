@@ -1,19 +1,16 @@
 // The Beyond Chess table: the board with its rifts as SVG, clocks, captured pieces, the move
 // list, the promotion question and the controls. Live over SSE like the Go table page.
-"use strict";
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
-  const NAMES = { Q: "queen", R: "rook", B: "bishop", N: "knight" };
-  let state = null, clock = null, clockAt = 0, es = null;
+import { CHESS_GLYPH as GLYPH, drawChessBoard } from "./chess_draw.js";
+import { clockFace } from "./clocks.js";
+import * as companion from "./common.js";
+import { addToFeed } from "./feed.js";
+import { esc } from "./format.js";
+import { liveStream, showStatus } from "./live.js";
 
-  function esc(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
-  function fmt(sec) {
-    sec = Math.max(0, sec);
-    const whole = Math.ceil(sec - 1e-6);
-    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
-    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
-  }
+{
+  const $ = (id) => document.getElementById(id);
+  const NAMES = { Q: "queen", R: "rook", B: "bishop", N: "knight" };
+  let state = null, clock = null, clockAt = 0;
   function name(p) { return state && state.players && state.players[p] ? state.players[p].name : ["White", "Black"][p]; }
   // ---- the board (chess_draw.js draws it) -----------------------------------------------------
   function drawBoard() { drawChessBoard($("board"), state); }
@@ -23,17 +20,7 @@
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     box.innerHTML = state.players.map((pl, p) => {
-      let text = "—", extra = "no clock", running = false, low = false;
-      if (clock) {
-        const f = clock.players[p];
-        running = clock.running && clock.current === p;
-        const left = f.countdown - (running ? (performance.now() - clockAt) / 1000 : 0);
-        text = fmt(left); low = left <= 10; extra = "";
-        if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${fmt(f.period)}`;
-        else if (f.overtime && f.stones) extra = `${f.stones} turns to play`;
-        else if (f.periods) extra = `then ${f.periods} periods`;
-        if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
-      }
+      const { text, extra, running, low } = clockFace(clock, p, clockAt, "turns");
       const turn = state.to_move === p && !state.over;
       const other = state.players[1 - p];
       const took = other.lost.map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${GLYPH[l.toLowerCase()]}</span>`).join("");
@@ -92,31 +79,7 @@
     renderClocks(); renderMoves(); renderQuestion();
   }
 
-  function describe(e) {
-    switch (e.type) {
-      case "ChessTurnPlayed": return `${name(e.player)}: ${e.turn}`;
-      case "PromotionAsked": return `${name(e.player)}'s pawn promoted: asked which piece`;
-      case "Undone": return `took back ${e.count} turn${e.count > 1 ? "s" : ""}`;
-      case "Resigned": return `${name(e.player)} resigned`;
-      case "DiscrepancyRaised": return e.message;
-      case "DiscrepancyCleared": return "the board matches the game again";
-      case "GameEnded": return `game over: ${e.result} (${e.method})`;
-      case "GameStarted": return `new game: ${e.rules}`;
-      case "ClockPaused": return "clocks paused";
-      case "ClockResumed": return "clocks running";
-      case "FlagFell": return `${name(e.player)}'s time ran out`;
-      default: return e.type;
-    }
-  }
-
-  function feed(event) {
-    if (event.type === "ClockSnapshot") return;
-    const li = document.createElement("li");
-    li.textContent = `${new Date(event.at * 1000).toLocaleTimeString()} · ${describe(event)}`;
-    const list = $("feed");
-    list.insertBefore(li, list.firstChild);
-    while (list.children.length > 30) list.removeChild(list.lastChild);
-  }
+  function feed(event) { addToFeed($("feed"), event); }
 
   function setState(s) {
     if (s.kind !== "chess" && s.phase !== "none") { window.location.reload(); return; }  // a Go game now
@@ -134,16 +97,11 @@
     return false;
   }
 
-  function connect() {
-    es = new EventSource("/events");
-    es.onopen = () => { $("status").textContent = "live"; $("status").className = "status live"; };
-    es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
-    es.onmessage = (msg) => {
-      const data = JSON.parse(msg.data);
-      if (data.event) feed(data.event);
-      if (data.state) setState(data.state);
-      if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
-    };
+  function onMessage(data) {
+    if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
+    if (data.event) feed(data.event);
+    if (data.state) setState(data.state);
+    if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
@@ -158,10 +116,7 @@
     const input = e.target.elements.text;
     if (await send("turn", { text: input.value.trim() })) input.value = "";
   });
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden && es && es.readyState === EventSource.CLOSED) connect();
-  });
   setInterval(renderClocks, 250);
   fetch("/api/state", { credentials: "same-origin" }).then((r) => r.json()).then(setState);
-  connect();
-})();
+  liveStream("/events", { onMessage, onStatus: (up) => showStatus($("status"), up) });
+}

@@ -2,8 +2,7 @@
 // pieces, the last turn's marks (piece move, shifted square or Geret), a half-made turn, the
 // cells an alert is about, and check. Shared by the table's chess page and the hub's pages,
 // which hand it the same view keys (board, last_turn, half, alert_cells, check, to_move, over).
-"use strict";
-const CHESS_GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
+export const CHESS_GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 
 function chessCellName(x, y) { return x >= 0 && x < 26 && y >= 0 ? String.fromCharCode(97 + x) + (y + 1) : `[${x},${y}]`; }
 
@@ -16,7 +15,7 @@ function chessEl(tag, attrs, text) {
 
 // Draw ``state`` into ``svg`` (replacing what it held); ``coords: false`` leaves out the file
 // letters and rank numbers (the hub's small boards).
-function drawChessBoard(svg, state, { coords = true } = {}) {
+export function drawChessBoard(svg, state, { coords = true } = {}) {
   const b = state.board;
   let [x0, y0, x1, y1] = b.bounds;
   x0 = Math.min(x0, 0) - 1; y0 = Math.min(y0, 0) - 1; x1 = Math.max(x1, 7) + 1; y1 = Math.max(y1, 7) + 1;

@@ -1,5 +1,5 @@
 // Chess game setup: variant, traditional or custom setup file (read here, checked by the table).
-"use strict";
+import * as companion from "./common.js";
 document.getElementById("chess-setup").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target, out = document.getElementById("setup-result");

@@ -1,5 +1,6 @@
 // Step through a stored game move by move.
-"use strict";
+import { BoardView, LETTERS } from "./board.js";
+
 (async function () {
   const root = document.getElementById("replay");
   const resp = await fetch("/api/archive/" + root.dataset.game, { credentials: "same-origin" });

@@ -1,5 +1,5 @@
 // Game setup: rules preset, knobs, players, time control, GoBeyond economy values.
-"use strict";
+import * as companion from "./common.js";
 document.getElementById("setup").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target, out = document.getElementById("setup-result");
@@ -9,6 +9,10 @@ document.getElementById("setup").addEventListener("submit", async (e) => {
     if (v !== "") knobs[k] = Number(v);
   }
   if (f.elements.ko.value) knobs.ko = f.elements.ko.value;
+  if (f.elements.handicap_stones.value.trim() !== "") {
+    knobs.handicap_stones = Number(f.elements.handicap_stones.value);
+    knobs.placement = f.elements.placement.value;
+  }
   const players = f.elements.players.value.split("\n").map((s) => s.trim()).filter(Boolean);
   const body = { rules: f.elements.rules.value, topology: f.elements.topology.value.trim(), knobs, players, time_control: f.elements.time_control.value.trim() };
   const data = await companion.control("new_game", body);

@@ -1,16 +1,14 @@
 // The table view: SSE live updates (with Last-Event-ID catch-up), clocks, score, controls.
-"use strict";
-(function () {
-  const $ = (id) => document.getElementById(id);
-  let view = null, state = null, gameId = null, clockAt = 0, clock = null, es = null;
+import { BoardView, COLOURS, LETTERS } from "./board.js";
+import { clockFace } from "./clocks.js";
+import * as companion from "./common.js";
+import { addToFeed } from "./feed.js";
+import { esc as escapeHtml } from "./format.js";
+import { liveStream, showStatus } from "./live.js";
 
-  function fmt(sec) {
-    sec = Math.max(0, sec);
-    const whole = Math.ceil(sec - 1e-6);
-    const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
-    const mm = h ? String(m).padStart(2, "0") : String(m);
-    return (h ? h + ":" : "") + mm + ":" + String(s).padStart(2, "0");
-  }
+{
+  const $ = (id) => document.getElementById(id);
+  let view = null, state = null, gameId = null, clockAt = 0, clock = null;
 
   function name(p) { return state && state.players[p] ? state.players[p].name : LETTERS[p]; }
 
@@ -18,20 +16,7 @@
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     const faces = state.players.map((pl, p) => {
-      let text = "", extra = "", running = false, low = false;
-      if (clock) {
-        const f = clock.players[p];
-        running = clock.running && clock.current === p;
-        let left = f.countdown - (running ? (performance.now() - clockAt) / 1000 : 0);
-        text = fmt(left);
-        low = left <= 10;
-        if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${fmt(f.period)}`;
-        else if (f.overtime && f.stones) extra = `${f.stones} stones to play`;
-        else if (f.periods) extra = `then ${f.periods} periods`;
-        if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
-      } else {
-        text = "—"; extra = "no clock";
-      }
+      const { text, extra, running, low } = clockFace(clock, p, clockAt);
       const turn = state.to_move === p && state.phase === "play" && !state.over;
       const live = state.points !== undefined;
       const pts = pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : "";
@@ -43,8 +28,6 @@
     });
     box.innerHTML = faces.join("");
   }
-
-  function escapeHtml(t) { return String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
 
   function renderScore() {
     const box = $("score"), s = state.score;
@@ -96,7 +79,7 @@
     const buttons = state.players.map((pl, p) => pl.resigned ? "" :
       `<button data-agree="${p}" ${pl.agreed ? "disabled" : ""}>${escapeHtml(pl.name)} ${pl.agreed ? "agreed ✓" : "agrees"}</button>`).join("");
     box.innerHTML = `<h2>Cleanup</h2>${suggestionText()}<p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
-      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button></div>`;
+      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button><button data-action="play_on" title="club rules: keep every pass and prisoner">Play on</button></div>`;
     box.querySelectorAll("button[data-agree]").forEach((b) => b.addEventListener("click", () => send("agree", { player: parseInt(b.dataset.agree, 10) })));
     box.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
   }
@@ -120,6 +103,7 @@
     $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
+    $("start-btn").hidden = !(state.clock && state.clock.waiting && state.phase === "play");
     $("rules").textContent = `${state.rules_text} · board ${state.topology_spec}` + (state.time_control ? ` · clock ${state.time_control}` : "");
     renderClocks(); renderScore(); renderChart(); renderCleanup(); refreshEstimate();
   }
@@ -171,43 +155,9 @@
     $("estimate").hidden = true;
   });
 
-  function feed(event) {
-    if (event.type === "ClockSnapshot") return;
-    const li = document.createElement("li");
-    const t = new Date(event.at * 1000).toLocaleTimeString();
-    li.textContent = `${t} · ${describe(event)}`;
-    const list = $("feed");
-    list.insertBefore(li, list.firstChild);
-    while (list.children.length > 30) list.removeChild(list.lastChild);
-  }
+  function feed(event) { addToFeed($("feed"), event); }
 
-  function spotName(i) { return view ? view.topo.names[i] : String(i); }
-
-  function describe(e) {
-    switch (e.type) {
-      case "MovePlayed": return `${name(e.player)} played ${spotName(e.spot)}${e.captured.length ? `, capturing ${e.captured.length}` : ""}`;
-      case "Passed": return `${name(e.player)} passed`;
-      case "Skipped": return `${name(e.player)} lost the turn to the clock`;
-      case "Resigned": return `${name(e.player)} resigned`;
-      case "Undone": return `took back ${e.count} move${e.count > 1 ? "s" : ""}`;
-      case "DiscrepancyRaised": return e.message;
-      case "DiscrepancyCleared": return "the board matches the game again";
-      case "RemovalRequested": return e.message;
-      case "CleanupStarted": return "the game is over: cleanup";
-      case "CleanupSuggested": return `the estimate suggested ${e.dead.length} dead and ${e.no_mans_land.length} dame (${e.result})${e.unsure.length ? `, unsure of ${e.unsure.length} stone${e.unsure.length > 1 ? "s" : ""}` : ""}`;
-      case "CleanupMarked": return `${e.spots.map(spotName).join(" ")} marked ${e.mark === "nml" ? "no-man's-land" : e.mark}`;
-      case "PlayerAgreed": return `${name(e.player)} agreed`;
-      case "Scored": return `counted: ${e.result}`;
-      case "GameEnded": return `game over: ${e.result}`;
-      case "GameStarted": return `new game: ${e.rules} on ${e.topology}`;
-      case "ClockPaused": return "clocks paused";
-      case "ClockResumed": return "clocks running";
-      case "FlagFell": return `${name(e.player)}'s time ran out`;
-      default: return e.type;
-    }
-  }
-
-  // Events that arrive while a new board is being fetched wait for it (their spot names).
+  // Events that arrive while a new board is being fetched wait for it (the feed follows the board).
   let loading = null, latest = null;
   const pending = [];
   function loadFull() {
@@ -250,17 +200,11 @@
     if (state && state.phase === "cleanup") send("mark", { spot });
   }
 
-  function connect() {
-    es = new EventSource("/events");
-    es.onopen = () => { $("status").textContent = "live"; $("status").className = "status live"; };
-    es.onerror = () => { $("status").textContent = "reconnecting… (the page catches up by itself)"; $("status").className = "status down"; };
-    es.onmessage = (msg) => {
-      const data = JSON.parse(msg.data);
-      if (data.state) setState(data.state);
-      if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
-      if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
-      if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
-    };
+  function onMessage(data) {
+    if (data.state) setState(data.state);
+    if (data.recent) { $("feed").innerHTML = ""; data.recent.forEach(feed); }
+    if (data.event) { if (loading) pending.push(data.event); else feed(data.event); }
+    if (data.clock !== undefined && state) { clock = data.clock; clockAt = performance.now(); renderClocks(); }
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
@@ -269,10 +213,6 @@
       if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
       send(a);
     }));
-  // A phone or laptop waking up: EventSource reconnects itself; nudge it if it gave up.
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden && es && es.readyState === EventSource.CLOSED) connect();
-  });
   setInterval(renderClocks, 250);
-  connect();
-})();
+  liveStream("/events", { onMessage, onStatus: (up) => showStatus($("status"), up) });
+}

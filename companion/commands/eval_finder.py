@@ -1,0 +1,190 @@
+"""``companion eval-finder``: boards found and sizes guessed, per set, tuned-on apart from held-out."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from companion.errors import CompanionError
+
+
+def _alterations(text: str) -> list[str]:
+    from companion.vision.finder_eval import ALTERATIONS
+
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in ALTERATIONS]
+    if bad:
+        raise click.BadParameter(f"{', '.join(bad)}: choose from {', '.join(ALTERATIONS)}")
+    return kinds
+
+
+@click.command()
+@click.option(
+    "--part",
+    type=click.Choice(["tune", "held-out", "both"]),
+    default="held-out",
+    show_default=True,
+    help="tune: gomrade photos, renders with seeds < 10**5; held-out: imago, seeds >= 10**6.",
+)
+@click.option("--renders", default=40, show_default=True, type=click.IntRange(0, 5000))
+@click.option(
+    "--alter",
+    "alter_text",
+    default="blur,motion,cast,jpeg,cloth",
+    show_default=True,
+    help="Altered copies made on the fly (cloth only applies to renders); '' for none.",
+)
+@click.option("--size-given", is_flag=True, help="Tell the finder the board size.")
+@click.option(
+    "--photos",
+    "photos_dir",
+    default="../shared/data/photos",
+    show_default=True,
+    type=click.Path(file_okay=False),
+)
+@click.option(
+    "--games",
+    "games_dir",
+    default="../shared/data/games",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Real games whose positions are rendered (random positions if absent).",
+)
+@click.option(
+    "--speed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100),
+    help="Also time this many finds on 12-megapixel copies (4032 px wide) of the boards.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option("--verbose", "-v", is_flag=True, help="List every board not found.")
+def command(
+    part: str,
+    renders: int,
+    alter_text: str,
+    size_given: bool,
+    photos_dir: str,
+    games_dir: str,
+    speed: int,
+    as_json: bool,
+    verbose: bool,
+) -> None:
+    """Per set: boards found (corners within a quarter spacing of the truth), size guessed
+    right, median and worst time. The tuned-on part and the held-out part never mix.
+    """
+    from companion.vision import finder_eval as fe
+
+    kinds = _alterations(alter_text)
+    parts = ["tune", "held-out"] if part == "both" else [part]
+    games = Path(games_dir)
+    positions = (
+        {n: fe.game_positions(games, n) for n in (9, 19)} if games.is_dir() and renders else {}
+    )
+    cases: list[fe.Case] = []
+    photos = Path(photos_dir)
+    try:
+        for p in parts:
+            if photos.is_dir():
+                sets = ["gomrade"] if p == "tune" else ["imago"]
+                cases.extend(fe.photo_cases(photos, sets, kinds))
+            base = fe.TUNE_SEEDS if p == "tune" else fe.HELD_OUT_SEEDS
+            cases.extend(fe.render_cases(range(base, base + renders), positions, kinds))
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not cases:
+        raise click.ClickException("nothing to evaluate (no photos folder and --renders 0)")
+
+    outcomes: list[fe.Outcome] = []
+    with click.progressbar(
+        cases, label="finding boards", file=sys.stderr, item_show_func=lambda c: c.name if c else ""
+    ) as bar:
+        for case in bar:
+            outcomes.append(fe.evaluate_case(case, size_given=size_given))
+
+    by_set: dict[str, list[fe.Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by_set[o.case_set].append(o)
+    lines = []
+    for name, rs in [*by_set.items(), ("all", outcomes)]:
+        times = [o.seconds for o in rs]
+        lines.append(
+            {
+                "set": name,
+                "boards": len(rs),
+                "found": sum(o.found for o in rs),
+                "size_right": sum(o.size_right for o in rs),
+                "median_ms": 1000 * statistics.median(times),
+                "max_ms": 1000 * max(times),
+            }
+        )
+    timing = _speed(cases, speed, size_given) if speed else None
+    if as_json:
+        out = {"size_given": size_given, "sets": lines, "speed_12mp": timing}
+        click.echo(json.dumps(out, indent=1))
+        return
+    given = "given" if size_given else "guessed"
+    click.echo(f"board size {given}; found = size right and corners within 1/4 spacing")
+    click.echo(
+        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'size ok':>9}{'med ms':>8}{'max ms':>8}"
+    )
+    for ln in lines:
+        b, f = int(ln["boards"]), int(ln["found"])  # type: ignore[call-overload]
+        click.echo(
+            f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{ln['size_right']:>9}"
+            f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
+        )
+    if timing is not None:
+        click.echo(
+            f"12-megapixel copies: median {timing['median_ms']:.0f} ms, max "
+            f"{timing['max_ms']:.0f} ms over {timing['runs']} finds (found {timing['found']}); "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
+    if verbose:
+        for o in outcomes:
+            if not o.found:
+                err = f" error {o.error:.2f} spacings" if o.error is not None else ""
+                click.echo(f"  not found: {o.case_set} {o.name}{err} {o.note}")
+
+
+def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, float]:
+    """Median and worst time to find a board in 12-megapixel copies of the first clean cases."""
+    import time
+
+    import cv2
+    import numpy as np
+
+    from companion.errors import BoardNotFound
+    from companion.vision import finder_eval as fe
+    from companion.vision.find_board import find_board
+
+    clean = [c for c in cases if isinstance(c, fe.Case) and "+" not in c.set]
+    clean = clean[:: max(1, len(clean) // max(1, count))][:count]  # photos and renders both
+    times, found = [], 0
+    for case in clean:
+        h, w = case.image.shape[:2]
+        f = 4032 / max(h, w)
+        big = np.asarray(
+            cv2.resize(case.image, (round(w * f), round(h * f)), interpolation=cv2.INTER_LINEAR),
+            dtype=np.uint8,
+        )
+        t0 = time.perf_counter()
+        try:
+            fb = find_board(big, size=case.size if size_given else None)
+            found += fb.size == case.size
+        except BoardNotFound:
+            pass
+        times.append(time.perf_counter() - t0)
+    return {
+        "runs": len(times),
+        "found": found,
+        "median_ms": 1000 * statistics.median(times) if times else 0.0,
+        "max_ms": 1000 * max(times) if times else 0.0,
+    }

@@ -1,0 +1,150 @@
+"""The board's outer edge as a quadrilateral, found from its colour against the table.
+
+Lines can be hidden (a full board, blur, faint print) but the board itself is a large patch of
+one material with a straight outline. Pixels are grouped by colour (k-means in Lab, chroma
+weighted over lightness so uneven light does not split the wood); each group's biggest piece
+is closed over lines and the narrow gaps between stones, its holes (the stones) are filled, and
+a piece shaped like a convex quadrilateral is a board candidate. Its sides are fitted to the
+outline robustly (Huber), so a stone overhanging the edge bulges the outline, not the side.
+
+Which candidate is the board is not decided here: :mod:`companion.vision.lattice` looks for
+the grid inside each.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.geometry import Corners
+
+Image = NDArray[np.uint8]
+EDGE_SIDE = 360  # longer side of the copy the colours are grouped on, pixels
+CLUSTERS = 6
+MIN_AREA = 0.04  # a board covers at least this share of the frame
+MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
+
+
+def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
+    """Up to ``limit`` (solidity, quad) board-edge candidates in ``image``'s pixels, best first.
+
+    ``quad`` is TL, TR, BR, BL of the board's outer edge as seen in the image.
+    """
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, EDGE_SIDE / max(h0, w0))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    small = cv2.medianBlur(small, 5)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    feats = lab.reshape(-1, 3) * np.array([0.35, 1.0, 1.0], np.float32)
+    sample = feats[:: max(1, len(feats) // 6000)]
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 1.0)
+    cv2.setRNGSeed(7)
+    _c, _l, centres = cv2.kmeans(  # type: ignore[call-overload]
+        sample, CLUSTERS, None, criteria, 2, cv2.KMEANS_PP_CENTERS
+    )
+    dist = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    labels = dist.argmin(axis=1).reshape(small.shape[:2])
+    h, w = labels.shape
+    found: list[tuple[float, Corners]] = []
+    # one group, or two (uneven light splits a board into a bright and a dim part)
+    groups: list[tuple[int, ...]] = [(k,) for k in range(CLUSTERS)]
+    groups += [(k, j) for k in range(CLUSTERS) for j in range(k + 1, CLUSTERS)]
+    counts = np.bincount(labels.ravel(), minlength=CLUSTERS)
+    for group in groups:
+        if counts[list(group)].sum() < MIN_AREA * 0.3 * h * w:
+            continue
+        mask = np.isin(labels, group).astype(np.uint8)
+        for frac in (0.02, 0.05) if len(group) == 1 else (0.04,):
+            quad = _quad_of(mask, max(3, round(frac * min(h, w)) | 1))
+            if quad is not None:
+                found.append((quad[0], quad[1] / scale))
+    found.sort(key=lambda c: -c[0])
+    out: list[tuple[float, Corners]] = []
+    for sol, q in found:  # drop near-duplicates
+        if all(np.abs(q - o).max() > 0.02 * max(h0, w0) for _s, o in out):
+            out.append((sol, q))
+    return out[:limit]
+
+
+def _quad_of(mask: NDArray[np.uint8], kernel: int) -> tuple[float, Corners] | None:
+    """The filled biggest piece of ``mask`` closed with ``kernel``, as (solidity, quad)."""
+    h, w = mask.shape
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel, kernel))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
+    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    area = float(cv2.contourArea(c))
+    if area < MIN_AREA * h * w:
+        return None
+    hull = cv2.convexHull(c)
+    peri = cv2.arcLength(hull, True)
+    approx = None
+    for eps in np.linspace(0.01, 0.1, 19):
+        a = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(a) == 4:
+            approx = a.reshape(4, 2).astype(np.float64)
+            break
+        if len(a) < 4:
+            return None
+    if approx is None:
+        return None
+    quad = _fit_sides(c.reshape(-1, 2).astype(np.float64), approx)
+    if quad is None:
+        return None
+    qarea = float(cv2.contourArea(quad.astype(np.float32)))
+    if qarea <= 0:
+        return None
+    solidity = min(area / qarea, qarea / area)
+    if solidity < MIN_SOLIDITY:
+        return None
+    # a piece filling the whole frame is the table or the board seen too close: no outline
+    touching = (quad[:, 0] < 2).sum() + (quad[:, 0] > w - 3).sum()
+    touching += (quad[:, 1] < 2).sum() + (quad[:, 1] > h - 3).sum()
+    if touching > 2:
+        return None
+    return solidity, _order(quad)
+
+
+def _fit_sides(points: NDArray[np.float64], approx: NDArray[np.float64]) -> Corners | None:
+    """Refit each side of ``approx`` to the outline points near it; corners where sides meet."""
+    lines = []
+    for i in range(4):
+        a, b = approx[i], approx[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 4:
+            return None
+        u = d / length
+        nrm = np.array([-u[1], u[0]])
+        rel = points - a
+        along = rel @ u
+        across = rel @ nrm
+        near = (np.abs(across) < max(3.0, 0.04 * length)) & (along > 0.1 * length)
+        near &= along < 0.9 * length
+        if near.sum() < 5:
+            lines.append((a, u))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(
+            points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    return np.array(out, np.float64)
+
+
+def _order(q: NDArray[np.float64]) -> Corners:
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]
+    start = int(np.argmin(q.sum(axis=1)))
+    return np.roll(q, -start, axis=0)

@@ -1,0 +1,80 @@
+"""The table's JSON API: its state, the estimate of the position, and the controls.
+
+``GET /api/state`` is the page's data (:meth:`TableSession.view` plus ``authed``);
+``GET /api/estimate`` is read-only, so spectators may ask; ``POST /api/control/<action>``
+changes the game and needs the PIN and the CSRF token (:mod:`companion.web.auth`).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, request
+
+from companion.errors import CompanionError, IllegalMove, JournalError
+from companion.games.go import GoGame
+from companion.table.estimates import headline, position_key
+from companion.web.auth import authed, control_refused
+from companion.web.context import refuse, web
+
+#: How long ``/api/estimate`` waits for a new position's estimate before answering "pending".
+ESTIMATE_WAIT = 3.0
+
+bp = Blueprint("api", __name__)
+
+
+@bp.get("/api/state")
+def state() -> Response:
+    data = web().table.view(full=True)
+    data["authed"] = authed()
+    return jsonify(data)
+
+
+@bp.get("/api/estimate")
+def estimate() -> Response:
+    """The estimate of the current position (read-only, so spectators may ask): the JSON
+    of :func:`companion.table.estimates.view` plus ``text``, the line to show. It is
+    computed off the request thread, once per position; a new position not done within
+    ESTIMATE_WAIT seconds answers 202 ``{"pending": true}`` (ask again), 429 when the
+    estimator is busy with other positions, 409 when there is no Go game."""
+    table, estimates = web().table, web().estimates
+    with table.lock:
+        state = table.state
+        game = getattr(state, "game", None)
+        if not isinstance(game, GoGame) or state.started is None:
+            return refuse(409, "there is no Go game to estimate")
+        future = estimates.submit(position_key(state.game_id, game), game.copy)
+        ended = state.phase != "play" or game.over
+        names = list(state.started.players)
+        about = {"game_id": state.game_id, "move_number": len(game.moves)}
+    if future is None:
+        return refuse(429, "the estimator is busy with other positions: ask again soon")
+    cached = future.done()
+    try:
+        data = future.result(timeout=ESTIMATE_WAIT)
+    except TimeoutError:
+        resp = jsonify({"ok": False, "pending": True, **about})
+        resp.status_code = 202
+        return resp
+    text = headline(data, names=names, ended=ended)
+    return jsonify({"ok": True, **about, **data, "text": text, "cached": cached})
+
+
+@bp.post("/api/control/<action>")
+def control(action: str) -> Response:
+    refused = control_refused()
+    if refused is not None:
+        return refused
+    table = web().table
+    if action not in table.controls:
+        return refuse(404, f"unknown control {action!r}")
+    params = request.get_json(silent=True) or {}
+    if not isinstance(params, dict):
+        return refuse(400, "the control's body must be a JSON object")
+    try:
+        stored = table.control(action, **params)
+    except IllegalMove as exc:
+        return refuse(409, str(exc))
+    except JournalError as exc:
+        return refuse(500, f"the journal could not store this: {exc}")
+    except (CompanionError, ValueError, KeyError, TypeError) as exc:
+        return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
+    return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})

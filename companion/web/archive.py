@@ -1,0 +1,144 @@
+"""The archive: the list of stored games, stepping through one, and its downloads.
+
+``/archive`` lists the journal's games; ``/archive/<id>`` steps through one in the browser
+from ``/api/archive/<id>`` (every position); ``/archive/<id>.sgf``, ``.json`` and
+``.events.json`` download it as SGF, as a JSON game record, or as the journal stored it. The
+chess record (``.txt``) is in :mod:`companion.web.chess_pages`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, render_template
+
+from companion import events as ev
+from companion.errors import CompanionError, RecordError
+from companion.table.fold import steps
+from companion.table.state import TableState
+from companion.table.views import board_drawing, move_view
+from companion.web.context import refuse, web
+
+bp = Blueprint("archive", __name__)
+
+
+@bp.get("/archive")
+def archive_page() -> str:
+    return render_template("archive.html", page="archive", games=web().table.journal.games())
+
+
+@bp.get("/archive/<int:game_id>")
+def archive_game_page(game_id: int) -> str:
+    if not any(g.id == game_id for g in web().table.journal.games()):
+        abort(404)
+    return render_template("replay.html", page="archive", game_id=game_id)
+
+
+@bp.get("/api/archive/<int:game_id>")
+def archive_game(game_id: int) -> Response:
+    """Every position of a stored game, for stepping through it move by move."""
+    events = web().table.journal.events(game_id)
+    if not events:
+        abort(404)
+    frames: list[dict[str, Any]] = []
+    state: Any = None
+    for event, state in steps(events, game_id=game_id):
+        if not isinstance(state, TableState):
+            return refuse(409, f"game {game_id} is not a Go game: download its record")
+        game = state.game
+        if game is None or event.type not in (
+            "GameStarted",
+            "MovePlayed",
+            "Passed",
+            "Skipped",
+            "Resigned",
+            "Undone",
+            "Scored",
+        ):
+            continue
+        last = game.moves[-1] if game.moves else None
+        frames.append(
+            {
+                "seq": event.seq,
+                "type": event.type,
+                "board": game.board,
+                "move_number": len(game.moves),
+                "last": move_view(game, last, unnamed=""),
+                # copies: the game goes on being played after this frame
+                "captures": list(game.captures),
+                "prisoners": list(game.pass_prisoners),
+                "dead": sorted(state.dead),
+                "text": event.result if isinstance(event, ev.Scored) else "",
+            }
+        )
+    game = state.game
+    assert game is not None and state.started is not None
+    return jsonify(
+        {
+            "game_id": game_id,
+            "rules": state.started.rules,
+            "players": state.started.players,
+            "result": state.ended.result if state.ended else None,
+            "topology": board_drawing(game, state.started.topology),
+            "frames": frames,
+        }
+    )
+
+
+def _record(game_id: int) -> Any:
+    from companion.table.records import game_record
+
+    events = web().table.journal.events(game_id)
+    if not events:
+        abort(404)
+    try:
+        return game_record(events)
+    except RecordError as exc:
+        abort(Response(f"game {game_id} has no Go record: {exc}\n", 409, mimetype="text/plain"))
+
+
+def download(body: str | bytes, mimetype: str, filename: str) -> Response:
+    """``body`` as a file the browser saves as ``filename``."""
+    return Response(
+        body,
+        mimetype=mimetype,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@bp.get("/archive/<int:game_id>.json")
+def archive_json(game_id: int) -> Response:
+    """The game as a JSON game record (any board, any number of players)."""
+    from companion.records.json_record import write_json_record
+
+    return download(write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json")
+
+
+@bp.get("/archive/<int:game_id>.sgf")
+def archive_sgf(game_id: int) -> Response:
+    from companion.records.sgf import write_sgf
+
+    try:
+        body = write_sgf(_record(game_id))
+    except CompanionError as exc:
+        return refuse(409, f"this game has no SGF form ({exc})")
+    return download(body, "application/x-go-sgf", f"game-{game_id}.sgf")
+
+
+@bp.get("/archive/<int:game_id>.events.json")
+def archive_events(game_id: int) -> Response:
+    """The game's journal events as they were stored (for debugging and audits)."""
+    events = web().table.journal.events(game_id)
+    if not events:
+        abort(404)
+    body = json.dumps(
+        {
+            "format": "companion-journal-game",
+            "version": 1,
+            "game": game_id,
+            "events": [e.to_dict() for e in events],
+        },
+        indent=1,
+    )
+    return download(body, "application/json", f"game-{game_id}-events.json")

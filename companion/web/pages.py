@@ -1,0 +1,62 @@
+"""The table's HTML pages that only show things: the table, the setup form, the camera.
+
+The table page is drawn in the browser from ``/api/state`` and ``/events`` (``static/table.js``
+or, for a chess session, ``static/chess.js``); these routes only pick the template.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from companion.games.rules import presets
+from companion.games.topology import bundled_maps
+from companion.web.context import web
+from companion.web.reach import qr_svg, share_url
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.get("/")
+def table_page() -> str:
+    # each kind of game names its page (the chess session's: chess.html)
+    return render_template(web().table.page_template, page="table", join_url=_join_url())
+
+
+def _join_url() -> str:
+    """The address spectators should open: the one this browser used, unless that was
+    localhost (then the first LAN address ``serve`` printed)."""
+    return share_url(request.host_url, list(current_app.config.get("PAGE_URLS") or []))
+
+
+@bp.get("/qr.svg")
+def qr_code() -> Response:
+    """A QR code of this page's address, for spectators to join from their phones."""
+    resp = Response(qr_svg(_join_url()), mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+@bp.get("/setup")
+def setup_page() -> str:
+    rules = [{"name": c.name, "description": c.description} for c in presets()]
+    return render_template("setup.html", page="setup", rules=rules, maps=sorted(bundled_maps()))
+
+
+@bp.get("/camera")
+def camera_page() -> str:
+    return render_template(
+        "camera.html",
+        page="camera",
+        has_camera=web().table.frame is not None,
+        note=getattr(web().camera, "note", ""),
+    )
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    return Response(status=204)
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    return jsonify({"ok": True, "seq": web().table.state.last_seq})

@@ -1,0 +1,18 @@
+// Clock faces from a clock snapshot ({running, current, flagged, players: [{countdown, ...}]}),
+// ticking the running face from the moment the snapshot arrived.
+import { clockText } from "./format.js";
+
+// Player p's face: {text, extra, running, low}. ``since`` is performance.now() at receipt;
+// ``unit`` names what Canadian overtime counts ("stones" in Go, "turns" in chess).
+export function clockFace(clock, p, since, unit = "stones") {
+  if (!clock || !clock.players[p]) return { text: "—", extra: "no clock", running: false, low: false };
+  const f = clock.players[p];
+  const running = clock.running && clock.current === p;
+  const left = f.countdown - (running ? (performance.now() - since) / 1000 : 0);
+  let text = clockText(left), extra = "";
+  if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${clockText(f.period)}`;
+  else if (f.overtime && f.stones) extra = `${f.stones} ${unit} to play`;
+  else if (f.periods) extra = `then ${f.periods} periods`;
+  if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
+  return { text, extra, running, low: left <= 10 };
+}

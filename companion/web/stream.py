@@ -1,0 +1,132 @@
+"""The table's live updates: Server-Sent Events on ``/events`` and the camera's MJPEG.
+
+Each journaled event goes out as ``{"event": {..., "words": "Ann played E5"}, "state": ...}``
+with its ``seq`` as the SSE id (the words are :func:`companion.words.words`, so every page says
+the same), so a browser reconnecting after sleep sends ``Last-Event-ID`` and gets the events it
+missed from the journal, then the current state. Clock faces tick as id-less messages.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from companion import events as ev
+from companion.table.session import TableSession
+from companion.web.context import web
+from companion.words import Context, words
+
+#: How long one SSE stream lives before the browser reconnects (frees server threads).
+STREAM_SECONDS = 300.0
+KEEPALIVE_SECONDS = 15.0
+#: Catch-up replays at most this many missed events (older ones: the state alone).
+CATCH_UP_LIMIT = 500
+
+bp = Blueprint("stream", __name__)
+
+
+def sse_frame(data: dict[str, Any], *, seq: int | None = None) -> bytes:
+    """One SSE message (``id:`` only for journaled events)."""
+    head = f"id: {seq}\n" if seq else ""
+    return (head + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n").encode()
+
+
+def worded(event: ev.Event, table: TableSession) -> dict[str, Any]:
+    """The event as JSON with the words people see for it (in ``table``'s current game)."""
+    return {**event.to_dict(), "words": words(event, Context.of(table.state))}
+
+
+def renderer(table: TableSession) -> Callable[[ev.Event], bytes]:
+    """What the session sends its subscribers for each stored event: one SSE frame with the
+    worded event and the page's state after it."""
+
+    def render_event(event: ev.Event) -> bytes:
+        data = {"event": worded(event, table), "state": table.view(full=False)}
+        return sse_frame(data, seq=event.seq)
+
+    return render_event
+
+
+def state_renderer(table: TableSession) -> Callable[[], bytes]:
+    """The id-less frame a session sends when only its state changed (the chess reader's
+    status): the page's state, no event."""
+    return lambda: sse_frame({"state": table.view(full=False)})
+
+
+@bp.get("/events")
+def events() -> Response:
+    last_header = request.headers.get("Last-Event-ID") or request.args.get("after")
+    try:
+        after = int(last_header) if last_header else None
+    except ValueError:
+        after = None
+    return Response(
+        _stream(web().table, after),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@bp.get("/camera.mjpg")
+def camera_stream() -> Response:
+    return Response(_mjpeg(web().table), mimetype="multipart/x-mixed-replace; boundary=frame")
+
+
+def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
+    """Catch-up from the journal, then live events; ends after STREAM_SECONDS."""
+    sub = table.subscribe()
+    try:
+        with table.lock:
+            last = table.state.last_seq
+            frames: list[bytes] = [b"retry: 1000\n\n"]
+            if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
+                for event in table.journal.events_after(after):
+                    frames.append(sse_frame({"event": worded(event, table)}, seq=event.seq))
+            first: dict[str, Any] = {"state": table.view(full=True)}
+            if after is None and table.state.game_id:
+                # A fresh page also gets the latest events of this game for its feed.
+                recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
+                first["recent"] = [worded(e, table) for e in recent if not e.quiet]
+            frames.append(sse_frame(first, seq=last))
+        yield b"".join(frames)
+        deadline = time.monotonic() + STREAM_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                item = sub.get(timeout=KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield b": keepalive\n\n"
+                continue
+            if item is None or sub.overflowed:
+                return
+            seq, payload = item
+            if seq and seq <= last:
+                continue
+            if seq:
+                last = seq
+            yield payload
+    finally:
+        sub.close()
+
+
+def _mjpeg(table: TableSession) -> Iterator[bytes]:
+    """The latest annotated camera frame, a few times a second."""
+    deadline = time.monotonic() + STREAM_SECONDS
+    sent: bytes | None = None
+    while time.monotonic() < deadline:
+        frame = table.frame
+        if frame is None:
+            return
+        if frame is not sent:
+            sent = frame
+            yield (
+                b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                + str(len(frame)).encode()
+                + b"\r\n\r\n"
+                + frame
+                + b"\r\n"
+            )
+        time.sleep(0.1)

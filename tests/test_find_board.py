@@ -1,0 +1,151 @@
+"""Board finding when the lines do not show: full boards, blur, cloth, coloured light, size.
+
+Boards are rendered here (:mod:`companion.vision.render`), so the truth corners are exact; a
+board counts as found when its size is right and every corner is within a quarter spacing.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.errors import BoardNotFound
+from companion.vision.board_edge import board_quads
+from companion.vision.find_board import find_board, find_boards
+from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
+from companion.vision.geometry import Corners
+from companion.vision.lattice import distance_map, margin_colour, standout, to_lab
+from companion.vision.render import random_position, render_board
+
+EMPTY19 = [" ".join("." * 19)] * 19
+
+# The end of a strong game from ../shared/data/games/ai (rows from the top), 274 stones.
+FULL19 = [
+    "W B B B B W B . B B B B B W . W W B .",
+    "W W W B B W B B B W W W W . . W B . B",
+    ". W B B B . . B W B B . . W . W B B .",
+    ". W W W B B B W W W W W W B W W B . .",
+    ". . . . W W W W B W . B W B B B W B .",
+    ". W W W W W B B B W B . W W W B W B .",
+    "W W W B W B B B W W . . W B B B W B B",
+    "B W B B B B B W . . . W W B W W W W B",
+    "B W B W W B W W W W . W B B W . . . W",
+    "B B B B W W B W B B W W W B W W . . .",
+    ". B B W . W B B B W B B B B B W W W W",
+    ". B W W W . W B B . B . B B W W B B W",
+    ". W B B W . W W B B B B W W W B W B B",
+    ". B B B B W W B B B W W W . W B . B .",
+    ". . . B W W W W B B B B B W W B . . .",
+    ". . B B B W B B B B W B W W B B . . .",
+    ". . B B W W W B W W W W . W W B . . .",
+    ". . . B B W B W W . . . . . W B B . .",
+    ". . . B B B B W . . . . . . W W B . .",
+]
+
+
+def _found_within(found_corners: Corners, truth: Corners, size: int) -> float:
+    return corner_error(found_corners, truth, size)
+
+
+def test_full_board_no_lines_visible_is_found() -> None:
+    """274 stones, then blurred so what little line shows between them is gone."""
+    assert sum(r.count("B") + r.count("W") for r in FULL19) == 274
+    r = render_board(FULL19, size=19, tilt=20, rotate=7, fill=0.8, seed=3)
+    image = cv2.GaussianBlur(r.image, (0, 0), 2.5)
+    found = find_board(image)
+    assert found.size == 19
+    assert _found_within(found.corners, r.corners[0], 19) <= 0.25
+
+
+@pytest.mark.parametrize("kind", ["blur", "motion", "cast", "jpeg"])
+def test_altered_photo_still_found(kind: str) -> None:
+    rows = random_position(19, stones=0.45, seed=11)
+    r = render_board(rows, size=19, tilt=15, rotate=-10, seed=11)
+    found = find_board(alter(r.image, kind, 5))
+    assert found.size == 19
+    assert _found_within(found.corners, r.corners[0], 19) <= 0.25
+
+
+def test_empty_board_on_striped_cloth() -> None:
+    r = render_board(EMPTY19, size=19, rotate=4, fill=0.75, seed=2)
+    h, w = r.image.shape[:2]
+    stripes = np.zeros((h, w, 3), np.uint8)
+    for x in range(0, w, 16):  # dark and light stripes as wide as a cell of the board
+        stripes[:, x : x + 8] = (40, 60, 170)
+        stripes[:, x + 8 : x + 16] = (220, 230, 235)
+    mask = np.zeros((h, w), np.uint8)
+    c = r.corners[0]
+    edge = c.mean(axis=0) + (c - c.mean(axis=0)) * (20 / 18)  # one spacing beyond the grid
+    cv2.fillConvexPoly(mask, np.round(edge).astype(np.int32), 255)
+    stripes[mask > 0] = r.image[mask > 0]
+    found = find_board(stripes)
+    assert found.size == 19
+    assert _found_within(found.corners, r.corners[0], 19) <= 0.25
+
+
+def test_crowded_board_on_patterned_cloth_under_green_light() -> None:
+    r = render_board(FULL19, size=19, light="green", tilt=10, fill=0.7, seed=8)
+    image = with_cloth(r.image, r.corners[0], 19, seed=4)
+    found = find_board(image)
+    assert found.size == 19
+    assert _found_within(found.corners, r.corners[0], 19) <= 0.25
+
+
+@pytest.mark.parametrize(("size", "stones"), [(9, 0.6), (13, 0.5), (19, 0.7)])
+def test_size_guessed_from_spacing(size: int, stones: float) -> None:
+    rows = random_position(size, stones=stones, seed=size)
+    r = render_board(rows, size=size, tilt=12, rotate=5, seed=size)
+    found = find_board(cv2.GaussianBlur(r.image, (0, 0), 1.5))
+    assert found.size == size
+    assert _found_within(found.corners, r.corners[0], size) <= 0.25
+
+
+def test_board_edge_is_a_candidate() -> None:
+    """The board's outline is among the edge candidates, and the true grid inside it stands
+    out while one shifted by half a cell does not."""
+    r = render_board(FULL19, size=19, rotate=12, fill=0.7, seed=5)
+    c = r.corners[0]
+    truth_edge = c.mean(axis=0) + (c - c.mean(axis=0)) * (20 / 18)
+    quads = [q for _s, q in board_quads(r.image)]
+    assert min(np.abs(q - truth_edge).max() for q in quads) < 0.3 * np.linalg.norm(c[1] - c[0]) / 18
+    lab = to_lab(r.image)
+    dist = distance_map(lab, margin_colour(lab, truth_edge))
+    shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines
+    assert standout(dist, c, 19) > 0.9
+    assert standout(dist, shifted, 18) < 0.6
+
+
+def test_stacked_pair_still_found() -> None:
+    rows = random_position(9, stones=0.3, seed=3, layers=2)
+    r = render_board(rows, size=9, layers=2, seed=3)
+    boards = find_boards(r.image, count=2, size=9)
+    for fb, truth in zip(boards, r.corners, strict=True):
+        assert _found_within(fb.corners, truth, 9) <= 0.25
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_board_on_cloth_is_a_clear_error(seed: int) -> None:
+    with pytest.raises(BoardNotFound, match="no board"):
+        find_board(cloth((720, 1280), seed))
+
+
+def test_plain_rectangle_is_not_a_board() -> None:
+    """A board-coloured rectangle with nothing on it has an edge but no grid inside."""
+    image = np.full((720, 1280, 3), (60, 90, 120), np.uint8)
+    cv2.rectangle(image, (300, 150), (900, 600), (120, 180, 220), -1)
+    with pytest.raises(BoardNotFound):
+        find_board(image)
+
+
+def test_read_without_board_exits_non_zero(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "cloth.png"
+    cv2.imwrite(str(path), cloth((480, 640), 1))
+    res = CliRunner().invoke(main, ["read", str(path)])
+    assert res.exit_code != 0
+    assert "no board" in res.output
+    assert "Traceback" not in res.output

@@ -1,0 +1,184 @@
+"""Handicap games at the table, as a webcam sees them: the setup stones put down one by one
+before White's first move, then every move recorded; the record carries HA and AB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sgfmill.sgf
+
+from companion import events as ev
+from companion.errors import IllegalMove
+from companion.games.go import BLACK, EMPTY
+from companion.journal import Journal
+from companion.observation import Observation
+from companion.table import handicap
+from companion.table.kinds import game_record
+from companion.table.session import TableSession
+from companion.table.state import TableState
+from companion.table.tracker import Tracker
+
+STILL = 0.2
+
+
+class Scene:
+    """A table session with a tracker fed ASCII boards at 10 frames a second."""
+
+    def __init__(self, tmp_path: Path, **knobs: object) -> None:
+        self.t = 0.0
+        self.table = TableSession(Journal(tmp_path / "j.sqlite"), clock=lambda: self.t)
+        self.table.suggest = False
+        self.table.start_game("japanese", "9", knobs=dict(knobs), time_control="byo:10m+3x30s")
+        self.tracker = Tracker(
+            lambda: self.table.go_state().game,  # type: ignore[arg-type,return-value]
+            still_time=STILL,
+            handicap=lambda: self.table.go_state().handicap_pending,
+        )
+        self.said: list[str] = []
+
+    def show(self, text: str, seconds: float = 0.5) -> None:
+        text = text.replace("X", "B").replace("O", "W")  # the diagrams' X and O as the reader's
+        rows = [" ".join(line.split()) for line in text.strip().splitlines()]
+        for _ in range(round(seconds * 10)):
+            for intent in self.tracker.update(Observation.from_rows(rows), self.t):
+                words = getattr(intent, "message", None) or getattr(intent, "detail", None)
+                self.said.append(words or type(intent).__name__)
+                self.table.apply(intent)
+            self.t += 0.1
+
+
+FIVE_ON_STARS = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . X . . . X . .
+    . . . . . . . . .
+    . . . . X . . . .
+    . . . . . . . . .
+    . . X . . . X . .
+    . . . . . . . . .
+    . . . . . . . . .
+"""
+
+
+def test_a_five_stone_handicap_game_on_a_webcam_is_recorded_move_by_move(
+    tmp_path: Path,
+) -> None:
+    """Issue 13: the five black stones before White's first move were refused as "5 stones
+    appeared at once" and no move was ever recorded. Fixed placement: the game starts with
+    the stones on C3, G3, E5, C7, G7; Black puts them down one by one (the page says where the
+    rest go, not a refusal of five stones at once); White plays first, then every move is recorded."""
+    scene = Scene(tmp_path, handicap_stones=5)
+    game = scene.table.go_state().game
+    assert game is not None and game.to_move == 1 and game.knobs.komi == 0.5
+    scene.show(FIVE_ON_STARS.replace("X", ".", 3))  # three of five still to come
+    assert scene.said[-1] == "handicap: place the black stones at C7, G7 and E5"
+    scene.show(FIVE_ON_STARS.replace("X", ".", 1))
+    assert scene.said[-1] == "handicap: place the black stone at C7"
+    scene.show(FIVE_ON_STARS)
+    assert scene.said[-1] == "the board matches the game"
+    assert scene.table.alerts() == []
+    # White's first move, then Black, then White: all recorded, the clock starting with D6.
+    moves = (
+        (6, 3, "O"),  # D6 (row 6 from the bottom: index 3 from the top)
+        (6, 5, "X"),  # F6
+        (4, 4, "O"),  # E4
+    )
+    rows = [line.split() for line in FIVE_ON_STARS.strip().splitlines()]
+    for row, col, stone in moves:
+        rows[9 - row][col] = stone
+        scene.show("\n".join(" ".join(r) for r in rows))
+    names = [game.spot_name(m.spot) for m in game.moves if m.spot is not None]
+    assert names == ["D6", "F6", "E4"]
+    assert [m.player for m in game.moves] == [1, 0, 1]
+    record = game_record(scene.table.journal.events(), game_id=1)
+    assert record.format == "sgf"
+    sgf = sgfmill.sgf.Sgf_game.from_bytes(record.text.encode())
+    root = sgf.get_root()
+    assert root.get("HA") == 5 and root.get("KM") == 0.5 and root.get("RU") == "Japanese"
+    assert len(root.get("AB")) == 5
+    assert [n.get_move() for n in sgf.get_main_sequence()[1:]] == [
+        ("w", (5, 3)),
+        ("b", (5, 5)),
+        ("w", (3, 4)),
+    ]
+
+
+def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> None:
+    """Free placement, 3 stones: Black puts them anywhere (here A1 region and the centre) one
+    at a time; the page counts them; once all three are down they are the setup, then White
+    moves first.
+
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . X . . . .
+        . . . . . . . . .
+        . . X . . . . . .
+        . . . . . . . . .
+        . . . . . . X . .
+    """
+    scene = Scene(tmp_path, handicap_stones=3, placement="free")
+    game = scene.table.go_state().game
+    assert game is not None and scene.table.go_state().handicap_pending == 3
+    rows = [["."] * 9 for _ in range(9)]
+    for r, c in ((4, 4), (6, 2)):
+        rows[r][c] = "X"
+        scene.show("\n".join(" ".join(x) for x in rows))
+    assert scene.said[-1] == "handicap: 2 of 3 black stones placed"
+    with pytest.raises(IllegalMove, match="handicap stones first"):
+        scene.table.control("pass", player=1)
+    rows[8][6] = "X"
+    scene.show("\n".join(" ".join(x) for x in rows))
+    assert scene.said[-1] == "SetupIntent"
+    assert sorted(game.spot_name(s) for s, c in enumerate(game.board) if c == BLACK) == [
+        "C3",
+        "E5",
+        "G1",
+    ]
+    assert game.to_move == 1 and scene.table.go_state().handicap_pending == 0
+    rows[0][0] = "O"
+    scene.show("\n".join(" ".join(x) for x in rows))
+    assert [(m.player, game.spot_name(m.spot or 0)) for m in game.moves] == [(1, "A9")]
+    # A restart replays the setup from the journal.
+    again = TableSession.resume(scene.table.journal, clock=lambda: scene.t, suggest=False)
+    assert again.go_state().game is not None
+    assert again.go_state().game.board == game.board  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("knobs", "message"),
+    [
+        ({"handicap_stones": 1}, "2 to 9 stones"),
+        ({"handicap_stones": 10}, "2 to 9 stones"),
+        ({"handicap_stones": "lots"}, "a number of stones"),
+        ({"handicap_stones": 2, "placement": "scattered"}, "fixed or free"),
+    ],
+)
+def test_bad_handicap_settings_are_refused_in_plain_words(knobs: dict, message: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ValueError, match=message):
+        TableState.build_game(ev.GameStarted(rules="japanese", topology="9", knobs=knobs))
+
+
+def test_fixed_placement_needs_star_points_and_komi_follows_the_rules() -> None:
+    with pytest.raises(ValueError, match="9x9, 13x13 or 19x19"):
+        TableState.build_game(
+            ev.GameStarted(rules="japanese", topology="11", knobs={"handicap_stones": 2})
+        )
+    free = TableState.build_game(
+        ev.GameStarted(
+            rules="japanese", topology="11", knobs={"handicap_stones": 2, "placement": "free"}
+        )
+    )
+    assert all(c == EMPTY for c in free.board)
+    chinese = TableState.build_game(
+        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap_stones": 4})
+    )
+    assert chinese.knobs.komi == 4.5  # 0.5 and one point per stone under area scoring
+    own = TableState.build_game(
+        ev.GameStarted(rules="chinese", topology="19", knobs={"handicap_stones": 4, "komi": 0})
+    )
+    assert own.knobs.komi == 0
+    names = sorted(chinese.spot_name(s) for s in handicap.star_points(chinese, 4))
+    assert names == ["D16", "D4", "Q16", "Q4"]
