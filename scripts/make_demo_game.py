@@ -1,6 +1,9 @@
-"""Make companion/demo/demo-game.sgf: GNU Go (Debian's gnugo) playing itself over GTP.
+"""Make the demo games: companion/demo/demo-game.sgf (GNU Go, Debian's gnugo, playing itself
+over GTP) or, with ``--playout RULES``, companion/demo/playout-RULES.json (a legal random but
+plausible playout from :mod:`companion.demo.playouts`, on the preset's demo board).
 
     python scripts/make_demo_game.py [--size 13] [--level 1] [--seed 7]
+    python scripts/make_demo_game.py --playout fridge [--seed 7] [--moves 60]
 
 The dead stones GNU Go reports at the end (``final_status_list dead``) are stored as ``MA``
 marks on the last node, so the demo can show a cleanup with the same dead groups.
@@ -9,6 +12,7 @@ marks on the last node, so the demo can show a cleanup with the same dead groups
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 from pathlib import Path
 
@@ -22,7 +26,12 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=13)
     parser.add_argument("--level", type=int, default=1)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--playout", metavar="RULES", help="a playout for these rules instead")
+    parser.add_argument("--moves", type=int, default=60, help="playout moves before passing")
     args = parser.parse_args()
+    if args.playout:
+        write_playout(args.playout, seed=args.seed, moves=args.moves)
+        return
     proc = subprocess.Popen(
         [
             "gnugo",
@@ -91,6 +100,25 @@ def main() -> None:
     gtp("quit")
     OUT.write_bytes(game.serialise())
     print(f"wrote {OUT}: {len(game.get_main_sequence()) - 1} moves, result {score}")
+
+
+def write_playout(rules: str, *, seed: int, moves: int) -> None:
+    """Write the preset's playout file, checked by replaying it."""
+    from companion.demo.playouts import (
+        PRESET_BOARDS,
+        bundled_path,
+        playout,
+        record_from_json,
+    )
+    from companion.games.rules import find_rules
+
+    name = find_rules(rules).name
+    board, players = PRESET_BOARDS.get(name, ("13", 2))
+    data = playout(name, board, players=players, seed=seed, moves=moves)
+    game = record_from_json(data).replay()
+    path = bundled_path(name)
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"wrote {path}: {len(data['moves'])} moves, over={game.over}")
 
 
 if __name__ == "__main__":

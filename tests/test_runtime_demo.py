@@ -7,9 +7,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from companion.journal import Journal
 from companion.runtime import ObservationLoop
 from companion.runtime.demo import GoDemoInput
+from companion.table import intents as it
 from companion.table.session import TableSession
 
 
@@ -22,23 +25,44 @@ def until(test: Callable[[], bool], seconds: float = 20.0) -> bool:
     return True
 
 
-def test_a_game_started_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) -> None:
+def test_a_game_played_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) -> None:
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     demo = GoDemoInput(delay=0.01, rest=0.0, feed="sensors")
     with ObservationLoop(table, demo) as loop:
         assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 3)
-        table.start_game("chinese", "9")  # New game on the page, another board
+        with table.lock:  # a new game on another board, and a first stone entered by hand
+            table.start_game("chinese", "9")
+            table.apply(it.PlayIntent(40, 0))
         assert until(lambda: "entered by hand" in demo.note)
         time.sleep(0.3)
         state = table.state
         assert state.started is not None and state.started.topology == "9"
-        assert state.game is not None and state.game.moves == [] and state.discrepancy is None
-        assert not loop.done and loop.error is None
+        assert state.game is not None and len(state.game.moves) == 1
+        assert state.discrepancy is None and not loop.done and loop.error is None
         table.control("resign", player=0)
         assert until(lambda: table.state.game_id == 3 and table.state.started is not None)
         assert table.state.started is not None and table.state.started.topology == "13"
         assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 1)
     assert loop.error is None
+
+
+@pytest.mark.parametrize(
+    ("rules", "board"), [("chinese", "9"), ("japanese", "19"), ("gobeyond", "torus-9")]
+)
+def test_a_new_game_on_the_page_gets_a_demo_on_its_board(
+    tmp_path: Path, rules: str, board: str
+) -> None:
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    demo = GoDemoInput(delay=0.01, rest=0.0, feed="sensors")
+    with ObservationLoop(table, demo) as loop:
+        assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 3)
+        table.start_game(rules, board)  # New game on the page: setup -> board -> Start
+        assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 3)
+        state = table.state
+        assert state.game_id == 2 and state.started is not None
+        assert (state.started.rules, state.started.topology) == (rules, board)
+        assert state.discrepancy is None and table.alerts() == []
+        assert demo.is_demo_game(table) and loop.error is None
 
 
 def test_a_new_game_on_the_demos_board_gets_the_demo_from_its_start(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from companion.errors import CameraUnavailable, InputError, VisionError
 from companion.runtime import INPUTS, InputOptions, input_forms, open_input
-from companion.runtime.demo import ChessDemoInput, GoDemoInput
+from companion.runtime.demo import ChessDemoInput, GoDemoInput, TableDemo
 from companion.runtime.frames import FrameInput
 from companion.runtime.labels import LabelInput
 from companion.runtime.sensors import SensorInput
@@ -101,13 +101,17 @@ def test_label_files_give_their_board(tmp_path: Path) -> None:
 
 def test_demo_and_sim_pick_the_feeder_for_the_rules() -> None:
     go = open_input("demo")
-    assert isinstance(go, GoDemoInput) and go.feed == "sensors" and go.manages_game
+    assert isinstance(go, TableDemo) and go.manages_game
+    assert isinstance(go.part, GoDemoInput) and go.part.feed == "sensors"
     record = open_input("demo", InputOptions(feed="record"))
-    assert isinstance(record, GoDemoInput) and record.feed == "record"
+    assert isinstance(record, TableDemo) and isinstance(record.part, GoDemoInput)
+    assert record.part.feed == "record"
     sim = open_input("sim", InputOptions(feed="record"))
-    assert isinstance(sim, GoDemoInput) and sim.feed == "sensors"  # sim is the sensor grid
+    assert isinstance(sim, TableDemo) and isinstance(sim.part, GoDemoInput)
+    assert sim.part.feed == "sensors"  # sim is the sensor grid
     chess = open_input("demo", InputOptions(rules="beyond-chess"))
-    assert isinstance(chess, ChessDemoInput) and chess.board == "8x8"
+    assert isinstance(chess, TableDemo) and isinstance(chess.part, ChessDemoInput)
+    assert chess.board == "8x8"
     with pytest.raises(InputError, match="plays Go"):
         open_input("sim", InputOptions(rules="beyond-chess"))
     with pytest.raises(InputError, match="'sensors' or 'record'"):

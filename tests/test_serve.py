@@ -47,7 +47,7 @@ def test_serve_refuses_a_foreign_journal(tmp_path: Path) -> None:
 
 def test_demo_record_is_a_real_game() -> None:
     record = load_record()
-    assert record.size == 13 and len(record.moves) > 50
+    assert record.board == "13" and len(record.moves) > 50
     assert record.moves[-2:] == ((1, None), (0, None))  # it ends with two passes
 
 

@@ -1,8 +1,9 @@
-"""The demo games' material: the bundled Go record and the generators that play it.
+"""The demo games' material: the recorded Go games and the generators that play them.
 
-``companion serve --demo`` (or no camera) plays it so a new user sees a live game at once; the
+``companion serve --demo`` (or no camera) plays one so a new user sees a live game at once; the
 feeding itself is the observation loop's (:mod:`companion.runtime.demo`). The bundled
-``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and ``scripts/make_demo_game.py``).
+``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and ``scripts/make_demo_game.py``);
+the other presets' games are playouts (:mod:`companion.demo.playouts`).
 
 Two generators, chosen by the demo's ``feed``:
 
@@ -20,12 +21,12 @@ Both yield :class:`Wait` markers (the pace) among what they make; the consumer d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sgfmill import sgf
 
-from companion.errors import CompanionError, RecordError
+from companion.errors import CompanionError, IllegalMove, RecordError
 from companion.games.go import GoGame
 from companion.observation import Observation
 from companion.table import intents as it
@@ -42,41 +43,97 @@ class Wait:
 
 @dataclass(frozen=True)
 class DemoRecord:
-    """A recorded two-player game on a square grid: moves as (player, (row, col) | None)."""
+    """A recorded game of ``rules`` on ``board`` (a board spec): moves as (player, spot | None
+    for a pass), and the spots the players mark dead at the end."""
 
-    size: int
+    rules: str
+    board: str
     komi: float
-    names: tuple[str, str]
-    moves: tuple[tuple[int, tuple[int, int] | None], ...]
-    dead: tuple[tuple[int, int], ...] = ()
+    names: tuple[str, ...]
+    moves: tuple[tuple[int, int | None], ...]
+    dead: tuple[int, ...] = ()
 
-    def spot(self, game: GoGame, point: tuple[int, int]) -> int:
-        row, col = point
-        return game.topology.spot(self.size - 1 - row, col)
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    def start(self) -> GoGame:
+        """A new game of the record's rules, board and players (no moves yet)."""
+        from companion.games.rules import new_game
+        from companion.games.topology import from_spec
+
+        knobs: dict[str, object] = {"komi": self.komi}
+        if self.players != 2:
+            knobs["players"] = self.players
+        return new_game(self.rules, from_spec(self.board), **knobs)
+
+    def replay(self) -> GoGame:
+        """The game after every move, checked legal; RecordError for a move the rules refuse
+        or a game that does not end."""
+        game = self.start()
+        for number, (player, spot) in enumerate(self.moves, 1):
+            try:
+                if spot is None:
+                    game.pass_(player)
+                else:
+                    game.play(spot, player)
+            except (IllegalMove, IndexError) as exc:
+                where = f"demo game {self.rules} {self.board}: move {number}"
+                raise RecordError(f"{where}: {exc}") from exc
+        if not game.over:
+            raise RecordError(f"demo game {self.rules} {self.board} does not end")
+        return game
+
+    def under(self, rules: str) -> DemoRecord:
+        """The same moves under other rules, with passes added until play ends (club rules
+        want White to pass last); RecordError when the rules refuse a move."""
+        from companion.games.rules import find_rules
+
+        moved = replace(self, rules=find_rules(rules).name, komi=find_rules(rules).komi)
+        game = moved.start()
+        moves = list(moved.moves)
+        for player, spot in moves:
+            if spot is None:
+                game.pass_(player)
+            else:
+                game.play(spot, player)
+        while not game.over and len(moves) < len(self.moves) + 4 * self.players:
+            moves.append((game.to_move, None))
+            game.pass_()
+        return replace(moved, moves=tuple(moves))
 
 
 def load_record(path: Path = DEMO_GAME) -> DemoRecord:
-    """Read an SGF game for the demo; RecordError for a file that is not one."""
+    """Read an SGF game for the demo (Chinese rules, a square grid); RecordError for a file
+    that is not one."""
+    from companion.games.topology import grid
+
     try:
         game = sgf.Sgf_game.from_bytes(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise RecordError(f"cannot read demo game {path}: {exc}") from exc
     root = game.get_root()
-    moves: list[tuple[int, tuple[int, int] | None]] = []
-    dead: set[tuple[int, int]] = set()
+    size = game.get_size()
+    board = grid(size)
+
+    def spot(point: tuple[int, int]) -> int:
+        return board.spot(size - 1 - point[0], point[1])
+
+    moves: list[tuple[int, int | None]] = []
+    dead: set[int] = set()
     for node in game.get_main_sequence()[1:]:
         colour, point = node.get_move()
         if colour is None:
             continue
-        moves.append((0 if colour == "b" else 1, point))
+        moves.append((0 if colour == "b" else 1, None if point is None else spot(point)))
         if node.has_property("MA"):
-            dead |= set(node.get("MA"))
+            dead |= {spot(p) for p in node.get("MA")}
     names = (
         f"Black ({root.get('PB')})" if root.has_property("PB") else "Black",
         f"White ({root.get('PW')})" if root.has_property("PW") else "White",
     )
     komi = float(root.get("KM")) if root.has_property("KM") else 7.5
-    return DemoRecord(game.get_size(), komi, names, tuple(moves), tuple(sorted(dead)))
+    return DemoRecord("chinese", str(size), komi, names, tuple(moves), tuple(sorted(dead)))
 
 
 def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent | Wait]:
@@ -89,7 +146,7 @@ def record_intents(record: DemoRecord, game: GoGame) -> Iterator[it.Intent | Wai
             game.pass_(player)
             yield it.PassIntent(player)
             continue
-        spot = record.spot(game, point)
+        spot = point
         captured = game.play(spot, player)
         yield it.PlayIntent(spot, player)
         if captured:
@@ -150,7 +207,7 @@ def sensor_scans(
             yield Wait(1.0)
             yield it.PassIntent(player)  # the clock button
             continue
-        spot = record.spot(game, point)
+        spot = point
         before = game.board
         after = list(before)
         after[spot] = player

@@ -1,12 +1,15 @@
 """The demo inputs: a recorded game played into the table through the whole loop, at a pace.
 
-:class:`GoDemoInput` plays the bundled Go record on a simulated sensor grid (or, ``feed
-"record"``, as the intents a tracker would send); :class:`ChessDemoInput` draws every Beyond
+:class:`GoDemoInput` plays the demo game of the table's rules and board (see
+:mod:`companion.demo.playouts`) on a simulated sensor grid (or, ``feed "record"`` and for games
+of more than two players, whose stones a two-colour grid cannot tell apart, as the intents a
+tracker would send); :class:`ChessDemoInput` draws every Beyond
 Chess turn and reads it back with the look reader. Both are inputs like a camera: the
 observation loop's tracker (or the chess session's look gate) decides what was played. They
 also play the players' part: start a demo game when the table has none, mark the recorded dead
 stones and agree, answer a promotion, and after ``rest`` seconds start again (``loop``). A
-half-played demo game found after a restart is carried on.
+half-played demo game found after a restart is carried on, and a new Go game started on the
+page gets the demo game of its rules and board.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 from companion.games.go import GoGame
 from companion.runtime.inputs import Feed, Input, InputOptions, Sample
 
@@ -29,17 +32,28 @@ def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
     (``feed`` overrides ``options.feed``; ``sim`` asks for the simulated sensor grid)."""
     from companion.table.chess_state import is_chess
 
-    if is_chess(options.rules):
-        if feed is not None:
-            raise InputError("the simulated sensor grid plays Go; Beyond Chess has `demo`")
-        return ChessDemoInput(
-            delay=options.delay,
-            rest=options.rest,
-            loop=options.loop,
-            fresh=options.fresh,
-            time_control=options.time_control or "fischer:5m+5s",
-        )
+    if is_chess(options.rules) and feed is not None:
+        raise InputError("the simulated sensor grid plays Go; Beyond Chess has `demo`")
+    return TableDemo(options, feed=feed)
+
+
+def _chess_demo(options: InputOptions) -> ChessDemoInput:
+    return ChessDemoInput(
+        delay=options.delay,
+        rest=options.rest,
+        loop=options.loop,
+        fresh=options.fresh,
+        time_control=options.time_control or "fischer:5m+5s",
+    )
+
+
+def _go_demo(options: InputOptions, feed: str | None) -> GoDemoInput:
+    """The Go part of a demo (Chinese rules on the demo's 13x13 board when the options name
+    Beyond Chess: the page's new Go games choose their own)."""
+    chess = _is_chess(options.rules)
     return GoDemoInput(
+        rules="chinese" if chess else options.rules,
+        board=None if chess else options.board,
         delay=options.delay,
         rest=options.rest,
         loop=options.loop,
@@ -89,6 +103,11 @@ class DemoInput(Input):
     def new_game(self, table: Any) -> None:
         """Start a demo game on ``table``."""
 
+    def adopt(self, table: Any) -> bool:
+        """Take on ``table``'s game as this demo's when it is a new game, not yet played, that
+        the demo can play (started on the page); False by default."""
+        return False
+
     @abstractmethod
     def play_out(self, feed: Feed) -> Iterator[Sample]:
         """The rest of the table's demo game (ends early on a stop or a game changed by hand)."""
@@ -109,7 +128,11 @@ class DemoInput(Input):
         demo's board, started on the page); let a game entered by hand be played to its end;
         then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
         table = feed.table
+        if not feed.wait(0):
+            return False  # stopping: not another round of the same game
         while not self.is_demo_game(table) and table.state.phase != "over":
+            if self.adopt(table):
+                return True
             self.note = "a game entered by hand is in play: the demo waits for its end"
             if not feed.wait(1.0):
                 return False
@@ -123,13 +146,15 @@ class DemoInput(Input):
 
 
 class GoDemoInput(DemoInput):
-    """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
-    recorded dead stones are marked and both players agree."""
+    """The demo game of ``rules`` on ``board`` (or ``record``), one move every ``delay``
+    seconds; at the end the recorded dead stones are marked and the players agree."""
 
     def __init__(
         self,
         record: Any = None,
         *,
+        rules: str = "chinese",
+        board: str | None = None,
         delay: float = 2.0,
         rest: float = 20.0,
         loop: bool = True,
@@ -137,14 +162,17 @@ class GoDemoInput(DemoInput):
         feed: str = "sensors",
         time_control: str | None = "byo:10m+3x30s",
     ) -> None:
-        from companion.demo import load_record
+        from companion.demo.playouts import demo_record
 
         if feed not in GO_FEEDS:
             raise InputError(f"the demo feed is 'sensors' or 'record', not {feed!r}")
-        self.record = record or load_record()
+        try:
+            self.record = record or demo_record(rules, board)
+        except (CompanionError, ValueError) as exc:
+            raise InputError(f"no demo game for {rules} on {board}: {exc}") from exc
         super().__init__(
-            "sim" if feed == "sensors" else "demo",
-            board=str(self.record.size),
+            "sim" if feed == "sensors" and self.record.players == 2 else "demo",
+            board=self.record.board,
             delay=delay,
             rest=rest,
             loop=loop,
@@ -157,23 +185,50 @@ class GoDemoInput(DemoInput):
     def __repr__(self) -> str:
         return f"<GoDemoInput {len(self.record.moves)} moves every {self.delay}s {self.note!r}>"
 
+    @property
+    def sensors(self) -> bool:
+        """Whether the game goes through the simulated grid (two colours only)."""
+        return self.feed == "sensors" and self.record.players == 2
+
     def is_demo_game(self, table: Any) -> bool:
         """Whether ``table`` holds an unfinished game that is a prefix of the record."""
+        from companion.games.rules import find_rules
+
         state = table.state
         game = state.game
         started = state.started
         if not isinstance(game, GoGame) or started is None or started.topology != self.board:
             return False  # no game, a chess game, or another board
+        if find_rules(started.rules).name != self.record.rules:
+            return False
+        if game.players != self.record.players:
+            return False
         played = [(m.player, m.spot) for m in game.moves]
-        wanted = [
-            (p, None if pt is None else self.record.spot(game, pt))
-            for p, pt in self.record.moves[: len(played)]
-        ]
-        return played == wanted and state.phase != "over"
+        return played == list(self.record.moves[: len(played)]) and state.phase != "over"
+
+    def adopt(self, table: Any) -> bool:
+        """A new Go game started on the page, no move played yet: play the demo game of its
+        rules, board and players on it."""
+        from companion.demo.playouts import demo_record
+
+        state = table.state
+        game, started = state.game, state.started
+        if not isinstance(game, GoGame) or started is None or game.moves or game.over:
+            return False
+        try:
+            record = demo_record(started.rules, started.topology, players=game.players)
+        except (CompanionError, ValueError):
+            return False  # a board or rules the demo cannot play: the game waits for hands
+        before = self.record, self.board
+        self.record, self.board = record, record.board
+        if self.is_demo_game(table):
+            return True
+        self.record, self.board = before  # a stone was entered by hand meanwhile
+        return False
 
     def new_game(self, table: Any) -> None:
         table.start_game(
-            "chinese",
+            self.record.rules,
             self.board,
             knobs={"komi": self.record.komi},
             players=self.record.names,
@@ -184,7 +239,7 @@ class GoDemoInput(DemoInput):
         from companion.demo import record_intents, sensor_scans
 
         game = table.state.game
-        if self.feed == "sensors":
+        if self.sensors:
             return sensor_scans(self.record, lambda: table.state.game, start=self._t)
         return record_intents(self.record, game.copy())
 
@@ -212,8 +267,7 @@ class GoDemoInput(DemoInput):
                 return
         if table.state.phase == "cleanup":
             live = table.state.game
-            for point in self.record.dead:
-                spot = self.record.spot(live, point)
+            for spot in self.record.dead:
                 if spot not in table.state.dead and live.board[spot] >= 0:
                     if not feed.wait(self.delay):
                         return
@@ -342,3 +396,71 @@ class ChessDemoInput(DemoInput):
                 yield from self.show(feed, position.look_after(turn), seconds=self.delay)
             if len(live.move_stack) == before or table.state.game is not live:
                 return  # the table did not take it (or someone changed the game): leave it
+
+
+class TableDemo(DemoInput):
+    """The demo of whichever kind of game the table holds: it starts with the demo of the
+    options' rules, and a new game started on the page, Go or Beyond Chess, gets the demo of
+    its own kind, rules and board (``serve --demo`` and ``--source demo`` use it)."""
+
+    def __init__(self, options: InputOptions, *, feed: str | None = None) -> None:
+        from companion.table.chess_state import is_chess
+
+        self._options = options
+        self._feed = feed
+        self._go: GoDemoInput | None = None
+        self._chess: ChessDemoInput | None = None
+        self.part: DemoInput = self._part(chess=is_chess(options.rules))
+        super().__init__(
+            self.part.spec,
+            board=self.part.board or "",
+            delay=options.delay,
+            rest=options.rest,
+            loop=options.loop,
+            fresh=options.fresh,
+            time_control=options.time_control,
+        )
+
+    def __repr__(self) -> str:
+        return f"<TableDemo {self.part!r}>"
+
+    def _part(self, *, chess: bool) -> DemoInput:
+        if chess:
+            if self._chess is None:
+                self._chess = _chess_demo(self._options)
+            return self._chess
+        if self._go is None:
+            self._go = _go_demo(self._options, self._feed)
+        return self._go
+
+    def _switch(self, part: DemoInput) -> None:
+        self.part = part
+        self.spec, self.board = part.spec, part.board
+
+    def is_demo_game(self, table: Any) -> bool:
+        return self.part.is_demo_game(table)
+
+    def new_game(self, table: Any) -> None:
+        self.part.new_game(table)
+
+    def adopt(self, table: Any) -> bool:
+        """The part for the kind of the table's game takes it on when it can."""
+        started = table.state.started
+        if started is None:
+            return False
+        part = self._part(chess=_is_chess(started.rules))
+        if part.is_demo_game(table) or part.adopt(table):
+            self._switch(part)
+            return True
+        return False
+
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        yield from self.part.play_out(feed)
+        self.note = self.part.note
+        self._halt = self._halt or self.part._halt
+
+
+def _is_chess(rules: str) -> bool:
+    from companion.table.chess_state import is_chess
+
+    return is_chess(rules)

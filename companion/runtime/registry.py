@@ -67,7 +67,7 @@ INPUTS: dict[str, InputKind] = {
     "video": InputKind("video:PATH", "a video file", _frames("video"), needs_argument=True),
     "sensors": InputKind("sensors", "the magnetic (Hall) sensor grid of the pin map", _sensors),
     "sim": InputKind(
-        "sim", "the bundled Go game played on a simulated sensor grid", _demo("sensors")
+        "sim", "the Go demo game for the rules played on a simulated sensor grid", _demo("sensors")
     ),
     "demo": InputKind("demo", "the demo game for the rules (Go or Beyond Chess)", _demo(None)),
     "labels": InputKind(
