@@ -490,3 +490,19 @@ def test_resigning_during_cleanup_ends_the_game(table: TableSession) -> None:
     assert table.journal.games()[0].result == "B+R"
     again = TableSession.resume(table.journal, clock=table._now, suggest=False)
     assert again.state.ended is not None and again.state.ended.result == "B+R"
+
+
+def test_a_stone_read_for_the_last_game_is_not_played_into_a_new_one(table: TableSession) -> None:
+    """A new game started on the page while the tracker judged the old board: the intent it
+    sends names the old game and is refused, so the new board stays empty (a race the demo
+    hit: the 17th stone of the old game became move 1 of the new one)."""
+    table.start_game("chinese", "9")
+    play(table, "E5", "D4")
+    old = table.state.game_id
+    table.start_game("chinese", "9")
+    with pytest.raises(IllegalMove, match="no longer in play"):
+        table.apply(it.PlayIntent(spot(table, "C3"), 0), game_id=old)
+    game = table.state.game
+    assert game is not None and game.moves == []
+    table.apply(it.PlayIntent(spot(table, "C3"), 0), game_id=table.state.game_id)
+    assert [m.spot for m in game.moves] == [spot(table, "C3")]

@@ -251,6 +251,11 @@ class GoDemoInput(DemoInput):
         table = feed.table
         game_id = table.state.game_id
         for item in self._items(table):
+            if table.state.game_id != game_id:
+                # A new game was started on the page while this one was being played: what
+                # the simulated board shows now belongs to the old game and must not reach
+                # the new one (the tracker would read its stones as moves).
+                return
             if isinstance(item, Wait):
                 if not feed.wait(item.moves * self.delay):
                     return

@@ -136,20 +136,21 @@ class ObservationLoop(Worker):
         if not isinstance(table.state.game, GoGame):
             self.source.note = f"{self.source.spec} reads Go stones, but no Go game is in play"
             return
+        game_id = table.state.game_id  # intents are for this game, not one started meanwhile
         try:
             for intent in self._tracker().update(obs, now):
                 for hook in self.on_intent:
                     hook(sample, intent)
-                self._apply(sample, intent)
+                self._apply(sample, intent, game_id)
         except ValueError as exc:  # a reading that does not fit the game's board
             self._refused(sample, f"{self.source.spec} does not fit the game: {exc}")
             return
         for observer in self.observers:
             observer(obs, now)
 
-    def _apply(self, sample: Sample, intent: Intent) -> None:
+    def _apply(self, sample: Sample, intent: Intent, game_id: int | None = None) -> None:
         try:
-            self._table.apply(intent)
+            self._table.apply(intent, game_id=game_id)
         except IllegalMove as exc:
             self._refused(sample, f"the table refused what {self.source.spec} saw: {exc}")
 
@@ -163,6 +164,7 @@ class ObservationLoop(Worker):
 class _State:
     game: GoGame | None
     phase: str = "play"
+    game_id: int = 1  # a bare table plays one game
 
 
 class GameTable:
@@ -190,7 +192,7 @@ class GameTable:
                 self._game = handicap.new_game(self.rules, topology, self.handicap)
         return _State(self._game)
 
-    def apply(self, intent: Intent) -> None:
+    def apply(self, intent: Intent, *, game_id: int | None = None) -> None:
         if self._game is None:
             raise CompanionError("no game yet")
         apply_intent(self._game, intent)

@@ -387,9 +387,19 @@ class TableSession:
             return stored
 
     # ------------------------------------------------------------------ what a kind adds
-    def apply(self, intent: it.Intent) -> list[ev.Event]:
-        """A tracker intent (a Go table); IllegalMove when the game refuses it."""
-        return self._part(GoPart).apply(intent)
+    def apply(self, intent: it.Intent, *, game_id: int | None = None) -> list[ev.Event]:
+        """A tracker intent (a Go table); IllegalMove when the game refuses it.
+
+        ``game_id`` is the game the intent was read for: when a new game was started (on the
+        page) while the tracker was judging the board, the intent is refused rather than
+        played into the new game.
+        """
+        with self.lock:
+            if game_id is not None and self.state.game_id != game_id:
+                raise IllegalMove(
+                    "not allowed", "the board was read for a game that is no longer in play"
+                )
+            return self._part(GoPart).apply(intent)
 
     def see(self, look: Look, now: float | None = None) -> list[ev.Event]:
         """One look from the chess reader (a Beyond Chess table)."""
