@@ -121,6 +121,12 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"
     if isinstance(event, ev.CleanupCancelled):
         return "counting cancelled: play goes on"
+    if isinstance(event, ev.PlayResumed):
+        return (
+            "the players did not agree on the dead stones: play goes on, passes and prisoners kept"
+        )
+    if isinstance(event, ev.HandicapPlaced):
+        return f"handicap: {_count(len(event.spots), 'black stone')} at {c.spots(event.spots)}; White moves first"
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):

@@ -146,6 +146,7 @@ def test_a_table_with_a_voice_announces_its_clock(tmp_path: Path) -> None:
     now = [0.0]
     table = TableSession(Journal(tmp_path / "j.sqlite"), clock=lambda: now[0])
     table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:0s+2x20s")
+    table.start_clock()  # the clock waits for the first move or a start press (issue 13)
     with Voice(program="espeak-ng", run=lambda cmd: None, names=player_names(table)) as voice:
         each_second = attach_voice(table, voice)
         for step in range(0, 450):  # 45 s without a move, ticked ten times a second

@@ -137,6 +137,17 @@ def test_cleanup_cancelled() -> None:
     assert words(ev.CleanupCancelled(), CTX) == "counting cancelled: play goes on"
 
 
+def test_play_resumed() -> None:
+    assert words(ev.PlayResumed(), CTX) == (
+        "the players did not agree on the dead stones: play goes on, passes and prisoners kept"
+    )
+
+
+def test_handicap_placed() -> None:
+    said = words(ev.HandicapPlaced(spots=(spot("A9"), spot("B9"))), CTX)
+    assert said == "handicap: 2 black stones at A9, B9; White moves first"
+
+
 def test_player_agreed() -> None:
     assert words(ev.PlayerAgreed(player=1), CTX) == "Bob agreed to the count"
 
@@ -170,6 +181,8 @@ def test_every_event_type_has_its_own_words() -> None:
         "CleanupSuggested": ev.CleanupSuggested(),
         "CleanupMarked": ev.CleanupMarked(spots=(0,), mark="dead"),
         "CleanupCancelled": ev.CleanupCancelled(),
+        "PlayResumed": ev.PlayResumed(),
+        "HandicapPlaced": ev.HandicapPlaced(spots=(0, 1)),
         "PlayerAgreed": ev.PlayerAgreed(player=0),
         "Scored": ev.Scored(points=(1.0, 0.0), winner=0, margin=1.0, method="area"),
     }
