@@ -302,3 +302,56 @@ def test_a_press_before_the_first_move_starts_the_clock_not_a_pass(
     assert outcome.kind == "start" and "the clock starts" in outcome.detail
     assert table.clock.running and not table.clock.waiting and table.clock.current == 0
     assert moves(table) == []
+
+
+def test_a_press_decided_while_the_table_warns_does_not_deadlock(
+    table: TableSession, clock: Clock
+) -> None:
+    """Lock order. The table calls the panel's warner under the table's lock (table, then
+    panel); :meth:`ClockPanel.step` must take them in the same order. Here the panel sounds a
+    flag fall inside ``step`` while another thread, holding the table's lock, warns: taking the
+    panel's lock first and the table's second (to decide the pending press) deadlocked."""
+    import threading
+
+    from companion.games.clock import ClockWarning
+    from companion.table.outputs import ButtonPress
+
+    in_step = threading.Event()
+    warner_has_table = threading.Event()
+
+    class Outputs:
+        def flag(self, event: object, now: float) -> None:
+            in_step.set()
+            warner_has_table.wait(1.0)  # give the other thread its chance at the table's lock
+
+        def warn(self, warning: object, now: float) -> None:
+            pass
+
+        def tick(self, now: float) -> None:
+            pass
+
+        def off(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    table.start_game("chinese", "9", time_control="abs:30s")
+    panel = ClockPanel(table, outputs=Outputs(), clock=clock)  # type: ignore[arg-type]
+    panel._on_event(ev.FlagFell(player=0))
+    panel.press(ButtonPress(0, clock.t))
+
+    def warner() -> None:  # what table.tick does when a warning falls due
+        in_step.wait(2.0)
+        with table.lock:
+            warner_has_table.set()
+            for warn in table.warners:
+                warn(ClockWarning(0, 5, True))
+
+    other = threading.Thread(target=warner, daemon=True)
+    stepper = threading.Thread(target=panel.step, daemon=True)
+    other.start()
+    stepper.start()
+    stepper.join(10.0)
+    other.join(10.0)
+    assert not stepper.is_alive() and not other.is_alive(), "the panel and the table deadlocked"

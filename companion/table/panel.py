@@ -27,7 +27,8 @@ beep per countdown second; a flag fall or a skipped turn (journaled events) give
 table's ticker a few times a second (after ``table.tick()``).
 
 Thread-safety: presses arrive on gpiozero's thread, observations on the reader's, ticks on the
-ticker's; everything here takes the panel's lock, and decisions also the session's lock.
+ticker's; everything here takes the panel's lock, and :meth:`step` the session's lock before it
+(the order the session's own calls into the panel take them).
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ class ClockPanel:
         presses decided now (also appended to :attr:`outcomes` and logged)."""
         t = self._clock() if now is None else now
         decided: list[PressOutcome] = []
-        with self._lock:
+        # The table's lock first, then the panel's: the table calls the panel's warner and
+        # listener under its own lock, so the other order could deadlock.
+        with self.table.lock, self._lock:
             flags, self._flags = self._flags, []
             if self.outputs is not None:
                 for flag in flags:
