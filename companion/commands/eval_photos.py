@@ -136,7 +136,7 @@ def _left_out_models(folder: str, steps: int, renders: int) -> dict[str, bytes |
         ) from exc
     from companion.commands.train_reader import load_items
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)
     items = load_items(folder, "../shared/data/games", renders, 0, ".cache/renders")
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
     out: dict[str, bytes | None] = {}

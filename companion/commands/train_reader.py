@@ -110,7 +110,7 @@ def command(
         raise click.ClickException(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)
     items = load_items(photos or None, games or None, renders, render_seed, cache or None, exclude)
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
@@ -122,6 +122,8 @@ def command(
         def on_step(step: int, loss: float) -> None:
             losses.append(loss)
             bar.update(1)
+            if not sys.stderr.isatty() and step % 200 == 199:
+                click.echo(f"step {step + 1}: loss {sum(losses[-200:]) / 200:.4f}", err=True)
 
         trained = tr.train(train_items, held, steps=steps, seed=seed, on_step=on_step)
     data = tr.export_onnx(trained)

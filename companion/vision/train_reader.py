@@ -10,6 +10,7 @@ runs it.
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,7 @@ def train(
 ) -> Trained:
     """Train on ``items`` (real photos drawn ``real_share`` of the time), calibrate on the rest."""
     torch.manual_seed(seed)
+    torch.set_num_threads(1)  # on a shared 2-core machine more threads only spin
     rng = np.random.default_rng(seed)
     real = np.array([it.source != "renders" for it in items])
     weights = np.where(
@@ -147,6 +149,13 @@ def export_onnx(trained: Trained) -> bytes:
         last.bias /= trained.temperature
     buf = io.BytesIO()
     x = torch.zeros(1, 3, PATCH, PATCH)
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, still supported
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _export(net, x, buf)
+    return buf.getvalue()
+
+
+def _export(net: Net, x: torch.Tensor, buf: io.BytesIO) -> None:
     torch.onnx.export(
         net,
         (x,),
@@ -157,7 +166,6 @@ def export_onnx(trained: Trained) -> bytes:
         opset_version=13,
         dynamo=False,
     )
-    return buf.getvalue()
 
 
 def split(items: Sequence[Item], every: int = 5) -> tuple[list[Item], list[Item]]:
