@@ -181,7 +181,7 @@ class StoneReader:
             confidence=tuple(np.clip(conf, 0.0, 1.0).tolist()),
             timestamp=time.monotonic(),
             source=source,
-            extra={"seconds": time.perf_counter() - t0},
+            extra={"seconds": time.perf_counter() - t0, "probabilities": probs},
         )
 
 

@@ -231,6 +231,10 @@ def augmented_window(
     k = min(points, n)
     r0 = int(rng.integers(0, n - k + 1))
     c0 = int(rng.integers(0, n - k + 1))
+    if rng.random() < 0.4:  # edges and corners (board margin, table beyond) as often as inside
+        r0 = int(rng.choice([0, n - k]))
+    if rng.random() < 0.4:
+        c0 = int(rng.choice([0, n - k]))
     spacing = float(
         np.linalg.norm(np.diff(item.corners, axis=0, append=item.corners[:1]), axis=1).mean()
     ) / (n - 1)
