@@ -3,7 +3,7 @@
 Every event has a ``seq`` (its place in the journal, given by :class:`~companion.journal.Journal`
 when it is appended; 0 before that) and ``at`` (wall-clock seconds since the epoch when it was
 journaled). Events that change a clock carry ``clock``: the clock's snapshot
-(:meth:`companion.table.clock.GameClock.to_dict`) right after the change, so that a replay
+(:meth:`companion.games.clock.GameClock.to_dict`) right after the change, so that a replay
 restores the clock without re-running time.
 
 Serialisation is a plain JSON object: ``{"type": "MovePlayed", "seq": 12, "at": ..., ...}``.
@@ -32,6 +32,8 @@ class Event:
     at: float = 0.0
     #: Events the page does not list in its feed (bookkeeping such as clock snapshots).
     quiet: ClassVar[bool] = False
+    #: A player's turn (a move, pass, skip, resignation, chess turn): what the archive counts.
+    is_turn: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -114,6 +116,8 @@ class GameEnded(Event):
 class MovePlayed(Event):
     """A stone of ``player`` at ``spot``; ``captured`` are the spots it took off."""
 
+    is_turn = True
+
     player: int
     spot: int
     captured: tuple[int, ...] = ()
@@ -122,6 +126,8 @@ class MovePlayed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Passed(Event):
+    is_turn = True
+
     player: int
     clock: Snapshot | None = None
 
@@ -130,12 +136,16 @@ class Passed(Event):
 class Skipped(Event):
     """A turn lost to the clock (GoBeyond's turn limit): not a pass."""
 
+    is_turn = True
+
     player: int
     clock: Snapshot | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Resigned(Event):
+    is_turn = True
+
     player: int
     clock: Snapshot | None = None
 
@@ -258,6 +268,8 @@ class ChessTurnPlayed(Event):
     """A Beyond Chess turn in turn notation (``e2e4/d3d2``, ``Ge2f2``, ``e7e8=Q/a3a2``) by
     ``player`` (0 white, 1 black). Right after a :class:`PromotionAsked` it is the answer: the
     clock already switched when the turn was seen."""
+
+    is_turn = True
 
     player: int
     turn: str

@@ -28,8 +28,10 @@ from types import TracebackType
 from typing import Any
 
 from companion import events as ev
-from companion.errors import CompanionError, IllegalMove, JournalError
-from companion.table.state import TableState
+from companion.errors import JournalError
+
+#: The event types the archive counts as turns (the events say which they are).
+_TURN_TYPES = tuple(name for name, cls in ev.EVENT_TYPES.items() if cls.is_turn)
 
 #: "CoJo" in ASCII: marks a file as a companion journal.
 APPLICATION_ID = 0x436F4A6F
@@ -291,34 +293,17 @@ class Journal:
         """The game an event belongs to."""
         return self._query_one("SELECT game FROM events WHERE seq = ?", seq)  # type: ignore[no-any-return]
 
-    def replay(self, game: int | None = None) -> TableState:
-        """Rebuild ``game`` (default: the latest) from its events; JournalError when the
-        stored events do not replay (a journal from an incompatible engine, or tampering)."""
-        game = self._game if game is None else game
-        state = TableState(game_id=game or 0)
-        for event in self.events(game):
-            try:
-                state.apply(event)
-            except (CompanionError, ValueError) as exc:
-                reason = exc.args[-1] if isinstance(exc, IllegalMove) else exc
-                raise JournalError(
-                    f"journal {self.path}: event {event.seq} ({event.type}) does not replay: "
-                    f"{reason}"
-                ) from exc
-        return state
-
     def games(self) -> list[GameSummary]:
         """The archive: every game, newest first, with its number of moves."""
         sql = """
             SELECT g.id, g.started, g.rules, g.topology, g.players, g.ended, g.result,
                    (SELECT COUNT(*) FROM events e WHERE e.game = g.id
-                     AND e.type IN ('MovePlayed', 'Passed', 'Skipped', 'Resigned',
-                                    'ChessTurnPlayed'))
+                     AND e.type IN ({turns}))
               FROM games g ORDER BY g.id DESC
-        """
+        """.format(turns=", ".join("?" * len(_TURN_TYPES)))
         with self._lock:
             try:
-                rows = self._con.execute(sql).fetchall()
+                rows = self._con.execute(sql, _TURN_TYPES).fetchall()
             except sqlite3.Error as exc:
                 raise JournalError(f"journal {self.path}: {exc}") from exc
         return [

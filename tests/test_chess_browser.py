@@ -27,7 +27,7 @@ from companion.games.beyond_chess_notation import (  # noqa: E402
     position_text,
 )
 from companion.journal import Journal  # noqa: E402
-from companion.table.host import Table  # noqa: E402
+from companion.table.session import Table  # noqa: E402
 from companion.web.app import create_app  # noqa: E402
 
 PIN = "246802"

@@ -7,7 +7,7 @@ from pathlib import Path
 from companion.demo.chess import ChessDemo, load_demo_record
 from companion.journal import Journal
 from companion.records.chess_record import replay
-from companion.table.host import Table
+from companion.table.session import Table
 
 
 def test_the_bundled_record_is_legal() -> None:

@@ -13,7 +13,7 @@ from companion.games.beyond_chess import cell
 from companion.games.beyond_chess_notation import parse_diagram, parse_turn, position_text
 from companion.journal import Journal
 from companion.records.chess_record import read_record, replay
-from companion.table.host import Table
+from companion.table.session import Table
 from companion.web.app import create_app
 
 PIN = "424242"

@@ -17,9 +17,9 @@ from companion.games.beyond_chess_notation import (
 )
 from companion.journal import Journal
 from companion.records.chess_record import read_record, replay
-from companion.table.chess_session import ChessTableSession, StillnessGate
 from companion.table.chess_state import chess_record
-from companion.table.host import Table
+from companion.table.session import Table, TableSession
+from companion.table.stillness import StillnessGate
 
 
 class Clock:
@@ -41,8 +41,8 @@ def journal(tmp_path: Path) -> Journal:
         yield j
 
 
-def session(journal: Journal, clock: Clock, **kw: object) -> ChessTableSession:
-    return ChessTableSession(journal, clock=clock, still_time=1.0, **kw)  # type: ignore[arg-type]
+def session(journal: Journal, clock: Clock, **kw: object) -> TableSession:
+    return TableSession(journal, clock=clock, still_time=1.0, kind="chess", **kw)  # type: ignore[arg-type]
 
 
 def after(position: BeyondChess, *texts: str) -> dict[int, str]:
@@ -52,7 +52,7 @@ def after(position: BeyondChess, *texts: str) -> dict[int, str]:
     return work.look()
 
 
-def hold(s: ChessTableSession, clock: Clock, look: dict[int, str], seconds: float = 1.2) -> list:
+def hold(s: TableSession, clock: Clock, look: dict[int, str], seconds: float = 1.2) -> list:
     """Show ``look`` for ``seconds`` in 0.2 s frames; return every stored event."""
     out = []
     end = clock.t + seconds
@@ -109,7 +109,7 @@ def test_half_made_turn_waits_for_the_shift(journal: Journal, clock: Clock) -> N
     assert pos is not None
     half = pos.look_after(parse_turn("e7e5"))  # the piece moved, no square shifted yet
     assert hold(s, clock, half) == []
-    assert s.reader.startswith("waiting for the shift")
+    assert s.part.reader.startswith("waiting for the shift")
     assert s.view()["half"]["text"] == "e7e5"
     assert s.clock is not None and s.clock.current == 1  # black's clock still runs
     with pytest.raises(IllegalMove, match="no square was shifted"):
@@ -119,7 +119,7 @@ def test_half_made_turn_waits_for_the_shift(journal: Journal, clock: Clock) -> N
     events = hold(s, clock, whole)
     assert [e.type for e in events] == ["ChessTurnPlayed"]
     assert events[0].turn == "e7e5/a6[-1,5]"
-    assert s.reader == "" and s.view()["half"] is None
+    assert s.part.reader == "" and s.view()["half"] is None
     assert s.clock.current == 0
 
 
@@ -153,7 +153,7 @@ K . . . . . . .
 """
 
 
-def promo_session(journal: Journal, clock: Clock) -> tuple[ChessTableSession, BeyondChess]:
+def promo_session(journal: Journal, clock: Clock) -> tuple[TableSession, BeyondChess]:
     s = session(journal, clock)
     start = parse_diagram(PROMO, extra="- - 0 1 first=0")
     s.start_game("beyond-chess", knobs={"position": position_text(start)}, time_control="abs:5m")
@@ -226,7 +226,7 @@ def test_hand_over_the_board_restarts_the_wait(journal: Journal, clock: Clock) -
     for x in range(8):
         covered[cell(x, 2)] = "?"
     assert hold(s, clock, covered, 5.0) == []
-    assert "covered" in s.reader
+    assert "covered" in s.part.reader
     assert [e.type for e in hold(s, clock, after(start, "e2e4"))] == ["ChessTurnPlayed"]
 
 
@@ -281,8 +281,7 @@ def test_resume_from_the_journal(tmp_path: Path, clock: Clock) -> None:
     with Journal(path) as j:
         table = Table.resume(j, clock=clock, still_time=1.0)
         assert table.kind == "chess"
-        again = table.session
-        assert isinstance(again, ChessTableSession)
+        again = table
         assert position_text(again.state.game) == before  # type: ignore[arg-type]
         assert again.state.game.move_stack == moves  # type: ignore[union-attr]
         assert again.state.discrepancy is not None
@@ -308,8 +307,8 @@ def test_table_switches_between_go_and_chess(journal: Journal, clock: Clock) -> 
 
 def test_bad_settings_are_refused_plainly(journal: Journal, clock: Clock) -> None:
     s = session(journal, clock)
-    with pytest.raises(ValueError, match="not a chess game"):
-        s.start_game("chinese")
+    with pytest.raises(ValueError, match="unknown rules 'queen-chess'"):
+        s.start_game("queen-chess")  # no such variant (and no Go rules either)
     with pytest.raises(ValueError, match="setup cannot start a game"):
         s.start_game("beyond-chess", knobs={"setup": "white:\nKQ\n"})
     with pytest.raises(ValueError):
@@ -329,3 +328,30 @@ def test_bad_settings_are_refused_plainly(journal: Journal, clock: Clock) -> Non
 def test_events_round_trip_through_json() -> None:
     e = ev.PromotionAsked(player=0, turns=("a7a8=Q/h1i1", "a7a8=N/h1i1"))
     assert ev.from_json(e.to_json()) == e
+
+
+def test_every_way_a_chess_game_ends_is_journaled_with_the_clock_stopped(
+    journal: Journal, clock: Clock
+) -> None:
+    s = session(journal, clock)
+    ends = []
+    s.start_game("beyond-chess", time_control="abs:5m")
+    s.enter_turn("e2e4")
+    ends.append(s.control("resign", player=0))  # White resigns out of turn
+    s.start_game("beyond-chess", time_control="abs:5m")
+    ends.append(s.control("draw"))
+    s.start_game("beyond-chess", time_control="abs:1m")
+    clock.t += 61
+    ends.append(s.tick())
+    got = [(e[-1].type, e[-1].result, e[-1].method) for e in ends]
+    assert got == [
+        ("GameEnded", "0-1", "white resigned"),
+        ("GameEnded", "1/2-1/2", "draw agreed"),
+        ("GameEnded", "0-1", "white lost on time"),
+    ]
+    assert [g.result for g in journal.games()] == ["0-1", "1/2-1/2", "0-1"]
+    assert s.clock is not None and not s.clock.running
+    face = s.clock_view()
+    clock.t += 30
+    assert s.tick() == [] and s.clock_view() == face
+    assert s.view()["over"] and s.view()["result"] == "0-1"

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.table.clock import (
+from companion.games.clock import GameClock
+from companion.games.timecontrol import (
     Absolute,
     Bronstein,
     ByoYomi,
     Canadian,
     Fischer,
-    GameClock,
     SimpleDelay,
     TurnLimit,
     format_duration,

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from companion.journal import Journal
-from companion.table.state import TableState
+from companion.table.fold import fold, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 KILLS = 8
@@ -94,7 +94,7 @@ def test_kill_9_never_loses_an_accepted_event(tmp_path: Path) -> None:
                 game_id, seq, moves, position = found.groups()
                 with Journal(journal, readonly=True) as j:
                     events = [e for e in j.events(int(game_id)) if e.seq <= int(seq)]
-                replayed = TableState.from_events(events).game
+                replayed = fold(events).game
                 assert replayed is not None
                 assert int(moves) == len(replayed.moves)
                 assert int(position, 16) == replayed.hash
@@ -117,7 +117,7 @@ def test_kill_9_never_loses_an_accepted_event(tmp_path: Path) -> None:
         assert not lost, f"round {round_}: accepted but lost after kill -9: {lost}"
         assert after[: len(before)] == before, f"round {round_}: stored events were rewritten"
         with Journal(journal, readonly=True) as j:
-            j.replay()  # raises JournalError if the stored events do not replay
+            replay(j)  # raises JournalError if the stored events do not replay
         before = after
     assert announced_total > 50, "the demo hardly ran: the test proved nothing"
     with Journal(journal, readonly=True) as j:

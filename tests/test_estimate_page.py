@@ -21,8 +21,8 @@ from companion.errors import IllegalMove
 from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.estimates import EstimateCache, group_names, position_key
+from companion.table.fold import fold
 from companion.table.session import TableSession
-from companion.table.state import TableState
 from companion.web import app as web
 from companion.web.app import create_app
 
@@ -178,10 +178,10 @@ def test_a_suggestion_never_replaces_the_players_marks(table: TableSession) -> N
     late = ev.CleanupSuggested(dead=(table.state.game.parse_spot("E4"),))  # type: ignore[union-attr]
     events = table.journal.events()
     with pytest.raises(IllegalMove, match="in hand"):
-        TableState.from_events([*events, late])
+        fold([*events, late])
     # ... and only one suggestion per cleanup.
     fresh = [e for e in events if e.type != "CleanupMarked"]
-    once = TableState.from_events([*fresh, late])
+    once = fold([*fresh, late])
     assert once.dead == set(late.dead)
     with pytest.raises(IllegalMove):
         once.apply(late)

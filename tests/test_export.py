@@ -10,8 +10,8 @@ from sgfmill import sgf
 from companion.journal import Journal
 from companion.records.sgf import write_sgf
 from companion.table import intents as it
+from companion.table.records import game_record
 from companion.table.session import TableSession
-from companion.web.export import record_of
 
 
 class Clock:
@@ -40,7 +40,7 @@ def test_sgf_export_carries_the_clock_of_every_move(tmp_path: Path) -> None:
     for seconds, intent in turns:
         clock.t += seconds
         table.apply(intent)
-    data = write_sgf(record_of(table.journal.events()))
+    data = write_sgf(game_record(table.journal.events()))
     game = sgf.Sgf_game.from_bytes(data)
     root = game.get_root()
     assert _props(root, "TM", "OT") == {"TM": "10", "OT": "3x5 byo-yomi"}
@@ -60,6 +60,6 @@ def test_records_without_a_clock_have_no_clock_properties(tmp_path: Path) -> Non
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "9")
     table.apply(it.PlayIntent(40, 0))
-    game = sgf.Sgf_game.from_bytes(write_sgf(record_of(table.journal.events())))
+    game = sgf.Sgf_game.from_bytes(write_sgf(game_record(table.journal.events())))
     assert not game.get_root().has_property("TM")
     assert _props(game.get_main_sequence()[1], "BL", "WL", "OB", "OW") == {}

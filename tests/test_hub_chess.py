@@ -25,12 +25,13 @@ from companion.games.beyond_chess_notation import parse_turn, position_text
 from companion.hub import topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto, find_mosquitto
-from companion.hub.chess import FORMAT, chess_record_file
 from companion.hub.hub import Hub
 from companion.hub.publisher import start_publisher
 from companion.journal import Journal
 from companion.records.chess_record import read_record, replay
-from companion.table.host import Table
+from companion.table.records import CHESS_FORMAT as FORMAT
+from companion.table.records import chess_record_file
+from companion.table.session import Table
 from tests.test_hub import broker, hub_for  # noqa: F401  (the broker fixture)
 
 needs_broker = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed")
@@ -50,7 +51,7 @@ class Clock:
 
 
 class ChessTable:
-    """A table (``companion.table.host.Table``) with a journal and a hand-moved clock."""
+    """A table (``companion.table.session.Table``) with a journal and a hand-moved clock."""
 
     def __init__(self, path: Path) -> None:
         self.clock = Clock()

@@ -11,6 +11,7 @@ import pytest
 from companion import events as ev
 from companion.errors import JournalError
 from companion.journal import APPLICATION_ID, Journal
+from companion.table.fold import replay
 
 
 def _game(journal: Journal) -> None:
@@ -31,7 +32,7 @@ def test_append_assigns_seq_and_replays_exactly(tmp_path: Path) -> None:
         stored = journal.events()
     with Journal(path) as again:
         assert again.events(again.current_game) == stored
-        state = again.replay()
+        state = replay(again)
     assert state.game is not None
     assert [(m.kind, m.player, m.spot) for m in state.game.moves] == [
         ("play", 0, 20),
@@ -70,8 +71,8 @@ def test_games_are_archived(tmp_path: Path) -> None:
         assert [g.id for g in games] == [2, 1]
         assert games[1].result == "B+R" and games[1].players == ("Ann", "Bob")
         assert games[1].moves == 3
-        assert journal.replay(1).ended is not None
-        assert journal.replay().started is not None and journal.replay().started.rules == "club"
+        assert replay(journal, 1).ended is not None
+        assert replay(journal).started is not None and replay(journal).started.rules == "club"
 
 
 def test_append_before_any_game_is_refused(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_events_that_do_not_replay_are_reported(tmp_path: Path) -> None:
         journal.append(ev.MovePlayed(player=0, spot=20))
         journal.append(ev.MovePlayed(player=1, spot=20))  # occupied: a tampered journal
         with pytest.raises(JournalError, match=r"event 3 .MovePlayed. does not replay"):
-            journal.replay()
+            replay(journal)
 
 
 def test_readonly_journal_refuses_writes(tmp_path: Path) -> None:

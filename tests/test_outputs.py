@@ -9,8 +9,9 @@ from gpiozero import LED
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.errors import HardwareError
+from companion.games.clock import ClockWarning, GameClock
+from companion.games.timecontrol import ByoYomi, TurnLimit
 from companion.sensors.pinmap import load_pinmap
-from companion.table.clock import ByoYomi, ClockWarning, GameClock, TurnLimit
 from companion.table.outputs import ButtonPress, ClockButtons, WarningOutputs
 
 

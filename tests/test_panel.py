@@ -15,7 +15,6 @@ from companion import events as ev
 from companion.journal import Journal
 from companion.observation import Observation
 from companion.table import intents as it
-from companion.table.host import Table
 from companion.table.outputs import ClockButtons, WarningOutputs
 from companion.table.panel import ClockPanel
 from companion.table.session import TableSession
@@ -264,14 +263,14 @@ def test_a_resumed_game_keeps_its_flag_policy(tmp_path: Path, clock: Clock) -> N
     assert again.clock is not None and again.clock.flag_policy == "skip"
 
 
-def test_a_table_host_keeps_the_panel_across_sessions(
+def test_a_table_keeps_the_panel_across_kinds_of_game(
     tmp_path: Path, factory: MockFactory, clock: Clock
 ) -> None:
-    table = Table(TableSession(Journal(tmp_path / "j.sqlite"), clock=clock), clock=clock)
+    table = TableSession(Journal(tmp_path / "j.sqlite"), clock=clock)
     outputs = WarningOutputs(buzzer=12, pin_factory=factory)
     with ClockPanel(table, outputs=outputs, clock=clock) as panel:
         table.start_game("beyond-chess")
-        table.start_game("chinese", "9", time_control="abs:8s")  # a new Go session
+        table.start_game("chinese", "9", time_control="abs:8s")  # a Go game again
         clock.t += 4.0
         table.tick()
         panel.step()

@@ -43,16 +43,28 @@ def play(table: TableSession, *names: str) -> None:
         table.apply(it.PlayIntent(spot(table, name), game.to_move))
 
 
-def test_a_move_is_journaled_before_subscribers_see_it(table: TableSession) -> None:
-    table.start_game("chinese", "9")
-    seen: list[int] = []
+def test_the_journal_write_precedes_the_publish(table: TableSession) -> None:
+    """At the moment anything is published, the event is committed: a second connection to
+    the journal file (another process's view of the disk) already reads it."""
+    table.start_game("chinese", "9", time_control="abs:10m")
+    on_disk: list[tuple[int, list[int]]] = []
+    publish = table.hub.publish
+
+    def checked(seq: int, payload: object) -> None:
+        with Journal(table.journal.path, readonly=True) as other:
+            on_disk.append((seq, [e.seq for e in other.events()]))
+        publish(seq, payload)
+
+    table.hub.publish = checked  # type: ignore[method-assign]
     with table.subscribe() as sub:
-        play(table, "E5")
-        seq, payload = sub.get(timeout=1) or (0, None)
-        # What a subscriber receives is already on disk.
-        seen = [e.seq for e in table.journal.events()]
-    assert isinstance(payload, ev.MovePlayed) and payload.seq == seq
-    assert seq in seen
+        play(table, "E5", "D4")
+        table.control("pass")
+        table.control("pause")
+        got = [sub.get(timeout=1) for _ in range(4)]
+    assert [seq for seq, _ in on_disk] == [item[0] for item in got if item is not None]
+    assert len(on_disk) == 4
+    for seq, stored in on_disk:
+        assert seq > 0 and seq in stored, f"event {seq} was published before it was on disk"
 
 
 def test_refused_play_changes_nothing(table: TableSession) -> None:
@@ -139,6 +151,47 @@ def test_flag_fall_ends_the_game_on_time(table: TableSession) -> None:
     assert table.state.ended is not None and table.state.ended.result == "W+T"
     with pytest.raises(IllegalMove):
         play(table, "E5")
+
+
+def test_resigning_on_a_go_table_ends_the_game_everywhere(table: TableSession) -> None:
+    """Regression: a Go resignation used to leave the fold "over" with no GameEnded, so the
+    page said "Bob to move", the clock ran on and the archive had no result."""
+    table.start_game("chinese", "9", players=["Ann", "Bob"], time_control="abs:10m")
+    play(table, "E5", "D4")
+    clock = table.clock
+    assert clock is not None
+    stored = table.control("resign", player=0)  # Ann (Black) resigns on her move
+    assert [e.type for e in stored] == ["Resigned", "GameEnded"]
+    ended = stored[-1]
+    assert isinstance(ended, ev.GameEnded)
+    assert (ended.result, ended.winner) == ("W+R", 1)
+    assert [e.type for e in table.journal.events()][-2:] == ["Resigned", "GameEnded"]
+    # The clock stopped at the resignation: time passing charges nobody.
+    before = clock.faces(table._now())
+    table._now.t += 60  # type: ignore[attr-defined]
+    assert table.tick() == []
+    assert clock.faces(table._now()) == before
+    assert not clock.running
+    view = table.view(full=False)
+    assert (view["phase"], view["over"], view["result"]) == ("over", True, "W+R")
+    assert view["clock"]["running"] is False
+    assert table.journal.games()[0].result == "W+R"
+    # Nothing more may be played, and a resumed table agrees.
+    with pytest.raises(IllegalMove):
+        play(table, "C3")
+    again = TableSession.resume(table.journal, clock=table._now, suggest=False)
+    assert again.state.ended is not None and again.state.ended.result == "W+R"
+
+
+def test_a_first_capture_win_ends_the_game_with_its_result(table: TableSession) -> None:
+    table.start_game("first-capture", "9", time_control="abs:10m")
+    # Black takes the white stone at A9 (a corner: two liberties).
+    play(table, "B9", "A9", "A8")
+    types = [e.type for e in table.journal.events()]
+    assert types[-2:] == ["MovePlayed", "GameEnded"]
+    assert table.journal.games()[0].result == table.state.ended.result  # type: ignore[union-attr]
+    assert table.state.ended is not None and table.state.ended.winner == 0
+    assert table.clock is not None and not table.clock.running
 
 
 def test_turn_limit_skips_the_turn(table: TableSession) -> None:

@@ -13,12 +13,16 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from companion import events as ev
 from companion.errors import JournalError
+
+if TYPE_CHECKING:
+    from companion.journal import Journal
+    from companion.table.session import TableSession
 
 DEFAULT_JOURNAL = Path("~/.local/share/companion/journal.sqlite")
 
@@ -35,16 +39,16 @@ def journal_path(option: Path | None) -> Path:
     return path.expanduser()
 
 
-def open_table(path: Path, **options: Any) -> tuple[Any, Any]:
+def open_table(path: Path, **options: Any) -> tuple[Journal, TableSession]:
     """The journal at ``path`` and the table resumed from it (``options`` go to
-    :meth:`Table.resume <companion.table.host.Table.resume>`). ClickException for a file that
-    is not a companion journal or does not replay."""
+    :meth:`TableSession.resume <companion.table.session.TableSession.resume>`). ClickException
+    for a file that is not a companion journal or does not replay."""
     from companion.journal import Journal
-    from companion.table.host import Table
+    from companion.table.session import TableSession
 
     try:
         journal = Journal(path)
-        table = Table.resume(journal, **options)
+        table = TableSession.resume(journal, **options)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     return journal, table

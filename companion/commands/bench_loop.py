@@ -348,7 +348,7 @@ def run_film(film: Film, fps: float, still_time: float, picture_every: float) ->
             if any(i < step.gone for _, i in mine):
                 early += 1
             latencies.append(mine[-1][0] - (cam.t0 + step.gone / fps))
-        game = table.state.game
+        game = table.go_state().game
         assert game is not None
         result = {
             "latencies": latencies,

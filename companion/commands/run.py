@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import importlib.util
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -57,7 +56,7 @@ from companion.commands._startup import (
     watchdog_interval,
 )
 from companion.errors import CompanionError
-from companion.table.clock import FLAG_POLICIES
+from companion.games.timecontrol import FLAG_POLICIES
 
 FRAME_SOURCES = ("picam", "usb", "dir", "video")
 SOURCES = (*FRAME_SOURCES, "sensors", "sim")
@@ -155,23 +154,15 @@ def _mock_factories(stack: ExitStack) -> tuple[Any, Any]:
 
 
 def _print_record(journal: Any, game_id: int) -> None:
-    from companion.records.json_record import write_json_record
-    from companion.records.sgf import write_sgf
-    from companion.web.export import record_of
+    from companion.table.kinds import game_record
 
     events = journal.events(game_id)
     if not events:
         return
     try:
-        record = record_of(events)
-    except ValueError:
+        click.echo(game_record(events, game_id=game_id).text)
+    except CompanionError:
         return
-    topo = record.topology
-    if topo.kind == "grid" and topo.shape is not None and record.players == 2:
-        sys.stdout.buffer.write(write_sgf(record) + b"\n")
-        sys.stdout.flush()
-    else:
-        click.echo(write_json_record(record))
 
 
 @click.command()
@@ -260,8 +251,8 @@ def command(
 ) -> None:
     """Run the table headless: source -> tracker -> rules and clock -> journal -> outputs."""
     from companion.games.rules import find_rules
+    from companion.games.timecontrol import parse_spec
     from companion.table.chess_state import is_chess
-    from companion.table.clock import parse_spec
 
     kind = source.partition(":")[0].strip().lower()
     if kind not in SOURCES:

@@ -205,7 +205,10 @@ class DemoTable:
         return f"<DemoTable {len(self.record.moves)} moves every {self.delay}s>"
 
     def _is_demo_game(self) -> bool:
-        state = self.table.state
+        try:
+            state = self.table.go_state()
+        except IllegalMove:
+            return False  # the table plays chess now
         game = state.game
         if game is None or state.started is None or state.started.topology != str(self.record.size):
             return False
@@ -226,7 +229,7 @@ class DemoTable:
         )
 
     def _live(self) -> GoGame:
-        game = self.table.state.game
+        game = self.table.go_state().game
         assert game is not None
         return game
 
@@ -263,7 +266,7 @@ class DemoTable:
     def play_out(self) -> None:
         """Feed the rest of the record, then the cleanup (stops early when asked)."""
         table = self.table
-        game = table.state.game
+        game = table.go_state().game
         assert game is not None
         if self.feed == "sensors":
             items = sensor_intents(self.record, self._live)
@@ -279,11 +282,11 @@ class DemoTable:
             except IllegalMove:
                 return  # someone changed the game by hand: leave it to them
         if table.state.phase == "cleanup":
-            live = table.state.game
+            live = table.go_state().game
             assert live is not None
             for point in self.record.dead:
                 spot = self.record.spot(live, point)
-                if spot not in table.state.dead and live.board[spot] >= 0:
+                if spot not in table.go_state().dead and live.board[spot] >= 0:
                     if not self._wait(self.delay):
                         return
                     table.control("mark", spot=spot, mark="dead")

@@ -40,13 +40,15 @@ from enum import StrEnum
 from typing import ClassVar
 
 from companion.errors import IllegalMove
+from companion.games.scoring import LETTERS as LETTERS  # re-exported, as are Score and Scoring
+from companion.games.scoring import Score as Score
+from companion.games.scoring import Scoring as Scoring
+from companion.games.scoring import count
 from companion.games.topology import Topology, grid
 
 EMPTY = -1
 BLACK = 0
 WHITE = 1
-#: Letters for players in text boards: Black, White, then more colours for GoBeyond.
-LETTERS = "BWRGYCMO"
 MAX_PLAYERS = len(LETTERS)
 
 
@@ -58,14 +60,6 @@ class KoRule(StrEnum):
     POSITIONAL = "positional"
     SITUATIONAL = "situational"
     NATURAL = "natural"
-
-
-class Scoring(StrEnum):
-    """How a finished game is counted."""
-
-    AREA = "area"  # stones + surrounded empty points (Chinese, stacked, FridgeGo's stone count)
-    TERRITORY = "territory"  # surrounded empty points + prisoners (club, Japanese)
-    ECONOMY = "economy"  # GoBeyond points
 
 
 @dataclass(frozen=True)
@@ -81,31 +75,6 @@ class Move:
             raise ValueError(f"unknown move kind {self.kind!r}")
         if (self.kind == "play") != (self.spot is not None):
             raise ValueError("a play needs a spot; other moves have none")
-
-
-@dataclass(frozen=True)
-class Score:
-    """A counted result. ``points[i]`` is player i's total, komi included.
-
-    ``winner`` is None for a draw. ``detail`` says how each total was made (for the page).
-    """
-
-    points: tuple[float, ...]
-    winner: int | None
-    margin: float
-    method: str
-    detail: tuple[Mapping[str, float], ...] = ()
-
-    def text(self, letters: str = LETTERS) -> str:
-        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw)."""
-        if self.winner is None:
-            return "0"
-        margin = (
-            "R"
-            if self.method == "resign"
-            else ("T" if self.method == "time" else f"{self.margin:g}")
-        )
-        return f"{letters[self.winner]}+{margin}"
 
 
 class _Chain:
@@ -819,7 +788,6 @@ class GoGame:
 
         Uses the rule set's :attr:`scoring`; komi goes to White (player 1).
         """
-        from companion.games.scoring import count
 
         return count(self, dead=frozenset(dead), no_mans_land=frozenset(no_mans_land))
 

@@ -78,7 +78,6 @@ from typing import ClassVar
 
 from companion.errors import IllegalMove
 from companion.games.go import EMPTY, GoGame, KoRule, Move, Score, Scoring
-from companion.games.rules import register
 from companion.games.scoring import regions, territory
 from companion.games.topology import Topology, bundled_maps, load_map
 
@@ -517,6 +516,3 @@ def decide_economy(totals: list[float], active: list[int]) -> tuple[int | None, 
     best = max(active, key=lambda p: (totals[p], p))
     rest = [totals[p] for p in active if p != best]
     return best, (totals[best] - max(rest)) if rest else 0.0
-
-
-register(GoBeyond)

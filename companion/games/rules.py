@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from companion.games.go import GoGame, KoRule, Scoring
+from companion.games.gobeyond import GoBeyond
 from companion.games.topology import Topology, grid, stacked
 
 
@@ -114,7 +115,17 @@ def register(cls: type[GoGame]) -> type[GoGame]:
     return cls
 
 
-for _preset in (ChineseGo, JapaneseGo, ClubGo, FridgeGo, FirstCapture, StackedGo):
+#: Every preset, listed explicitly, in the order pages and help texts show them.
+PRESETS: tuple[type[GoGame], ...] = (
+    ChineseGo,
+    JapaneseGo,
+    ClubGo,
+    FridgeGo,
+    FirstCapture,
+    StackedGo,
+    GoBeyond,
+)
+for _preset in PRESETS:
     register(_preset)
 
 
@@ -135,6 +146,3 @@ def find_rules(name: str) -> type[GoGame]:
 def new_game(name: str, topology: Topology | None = None, **knobs: Any) -> GoGame:
     """A new game of the preset ``name`` on ``topology`` (the preset's board by default)."""
     return find_rules(name)(topology, **knobs)
-
-
-from companion.games import gobeyond  # noqa: E402, F401

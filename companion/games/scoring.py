@@ -7,16 +7,52 @@ exactly one player is that player's territory; any other region is neutral (disp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from companion.games.topology import Topology
 
 if TYPE_CHECKING:
-    from companion.games.go import GoGame, Score
+    from companion.games.go import GoGame
 
 EMPTY = -1
+#: Letters for players in text boards: Black, White, then more colours for GoBeyond.
+LETTERS = "BWRGYCMO"
+
+
+class Scoring(StrEnum):
+    """How a finished game is counted."""
+
+    AREA = "area"  # stones + surrounded empty points (Chinese, stacked, FridgeGo's stone count)
+    TERRITORY = "territory"  # surrounded empty points + prisoners (club, Japanese)
+    ECONOMY = "economy"  # GoBeyond points
+
+
+@dataclass(frozen=True)
+class Score:
+    """A counted result. ``points[i]`` is player i's total, komi included.
+
+    ``winner`` is None for a draw. ``detail`` says how each total was made (for the page).
+    """
+
+    points: tuple[float, ...]
+    winner: int | None
+    margin: float
+    method: str
+    detail: tuple[Mapping[str, float], ...] = ()
+
+    def text(self, letters: str = LETTERS) -> str:
+        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw)."""
+        if self.winner is None:
+            return "0"
+        margin = (
+            "R"
+            if self.method == "resign"
+            else ("T" if self.method == "time" else f"{self.margin:g}")
+        )
+        return f"{letters[self.winner]}+{margin}"
 
 
 @dataclass(frozen=True)
@@ -85,8 +121,6 @@ def territory(
 
 def decide(points: list[float], method: str, detail: list[dict[str, float]]) -> Score:
     """Turn totals into a Score: the highest total wins, equal best totals draw."""
-    from companion.games.go import Score
-
     order = sorted(range(len(points)), key=lambda p: points[p], reverse=True)
     best = order[0]
     margin = points[best] - points[order[1]] if len(order) > 1 else points[best]
@@ -101,8 +135,6 @@ def decide(points: list[float], method: str, detail: list[dict[str, float]]) -> 
 
 def count(game: GoGame, *, dead: frozenset[int], no_mans_land: frozenset[int]) -> Score:
     """Score ``game`` by its rule set's method (area or territory); komi goes to White."""
-    from companion.games.go import Scoring
-
     board = game.board
     bad = [s for s in dead if board[s] == EMPTY]
     if bad:

@@ -35,7 +35,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template, request, send_from_directory
 
-from companion.table.session import Broadcaster
+from companion.broadcaster import Broadcaster
 
 from .broadcast import Broadcast
 from .hub import Hub, HubUpdate

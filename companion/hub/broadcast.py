@@ -33,7 +33,7 @@ companion referees) onto that chess-shaped format:
 - **Extra keys.** Each file has a ``companion`` block (table, game id, round, rules, board,
   record file name and format, Go result, every player); readers that do not know it ignore it.
 
-**Beyond Chess games** (record format ``companion-chess``, :mod:`companion.hub.chess`) are in
+**Beyond Chess games** (record format ``companion-chess``, :mod:`companion.table.records`) are in
 the same round lists, mapped as chess is, with our own turns:
 
 - **Colours.** Player 0 is White and moves first: ``white`` is player 0, ``black`` player 1.
@@ -67,10 +67,9 @@ from companion.games.go import LETTERS
 from companion.records.chess_record import RESULTS, ChessRecord, read_record
 from companion.records.files import parse_record
 from companion.records.record import GameRecord
+from companion.table.records import CHESS_FORMAT, RecordFile
 
-from . import chess
 from .hub import Hub
-from .records import RecordFile
 
 
 def player_json(name: str | None) -> dict[str, Any]:
@@ -200,7 +199,7 @@ class ChessFiles(GoFiles):
 
 
 #: Record format -> its mapping (every other format is Go's).
-FILES: dict[str, type[GoFiles]] = {chess.FORMAT: ChessFiles}
+FILES: dict[str, type[GoFiles]] = {CHESS_FORMAT: ChessFiles}
 
 
 def files_for(rec: RecordFile) -> type[GoFiles]:

@@ -43,11 +43,13 @@ import paho.mqtt.client as mqtt
 
 from companion import events as ev
 from companion.errors import CompanionError, HubError
+from companion.table import kinds
+from companion.table.fold import fold, new_state
+from companion.table.records import RecordFile
 from companion.table.state import TableState
 
-from . import kinds, topics
+from . import topics
 from .publisher import TLSSettings, make_client
-from .records import RecordFile
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,7 @@ class TableMirror:
     game: int | None = None
     game_round: int = 1
     events: list[dict[str, Any]] = field(default_factory=list)
-    state: kinds.HubState = field(default_factory=TableState)
+    state: kinds.State = field(default_factory=TableState)
     last_seq: int = 0
     pending: dict[int, topics.EventMessage] = field(default_factory=dict)
     waiting: bool = False
@@ -389,7 +391,7 @@ class Hub:
                 event = ev.from_dict(msg.event)
                 if isinstance(event, ev.GameStarted):
                     self._archive(mirror)
-                    fresh = kinds.new_state(event, game_id=msg.game)
+                    fresh = new_state(event, game_id=msg.game)
                     mirror.state, mirror.events = fresh, []
                     mirror.game, mirror.game_round = msg.game, msg.round
                 elif mirror.game != msg.game:
@@ -421,7 +423,7 @@ class Hub:
             events = [ev.from_dict(e) for e in msg.events]
             if events and not isinstance(events[0], ev.GameStarted):
                 raise HubError("the state's events do not start with GameStarted")
-            state = kinds.fold(events, game_id=msg.game or 0)
+            state = fold(events, game_id=msg.game or 0)
         except (CompanionError, ValueError) as exc:
             mirror.error = f"the table's state does not replay: {exc}"
             return []

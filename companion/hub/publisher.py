@@ -65,10 +65,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 from companion import events as ev
 from companion.errors import CompanionError, HubError, JournalError
 from companion.journal import Journal
+from companion.table import kinds
+from companion.table.fold import fold
+from companion.table.records import RecordFile
 from companion.table.state import TableState
 
-from . import kinds, topics
-from .records import RecordFile
+from . import topics
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +314,7 @@ class JournalFeed:
         self._lock = threading.Lock()
         self._game: int | None = None
         self._events: list[ev.Event] = []
-        self._state: kinds.HubState = TableState()
+        self._state: kinds.State = TableState()
         self._seq = 0
         self._sync()
 
@@ -347,7 +349,7 @@ class JournalFeed:
             try:
                 if game != self._game:
                     events = [e for e in self.journal.events(game) if upto is None or e.seq <= upto]
-                    self._state = kinds.fold(events, game_id=game)
+                    self._state = fold(events, game_id=game)
                     self._game, self._events = game, events
                     self._seq = events[-1].seq if events else event.seq
                     continue

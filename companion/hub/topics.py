@@ -29,7 +29,7 @@ name and round are in every payload, so a message copied off the broker stays me
   first game), ``events``: every event of the current game, oldest first (the first is its
   ``GameStarted``; a reader rebuilds the game by folding them, see
   :class:`companion.table.state.TableState`), and ``view``: a summary for readers that do not
-  fold (``companion.hub.view.table_view`` without the drawing: rules, board spec, players,
+  fold (``companion.table.kinds.state_view`` without the drawing: rules, board spec, players,
   board contents, move number, result, clock faces, alerts).
 - **record**: ``game``, ``seq`` (the last event of that game it covers), ``format``
   (``"sgf"`` for two-player grid games, ``"companion-game"`` for the JSON record otherwise,
@@ -45,7 +45,7 @@ these additions, all within v1:
   ``PromotionAsked`` with the candidate ``turns``); a reader folds them with
   :class:`companion.table.chess_state.ChessTableState`, chosen by the ``GameStarted``'s rules.
 - *state*: ``view`` gains ``kind`` (``"chess"``; a Go table's view says ``"go"``) and the chess
-  keys of :func:`companion.hub.chess.chess_view`: ``position`` (position text), ``board`` as
+  keys of :func:`companion.table.views.chess_view`: ``position`` (position text), ``board`` as
   ``{"squares", "pieces", "bounds", "promotion_rows"}`` (cells as (x, y), a1 = (0, 0); a
   missing square is a rift), ``moves`` (turn texts), ``move_rows``, ``last_turn``,
   ``question`` (an open promotion question), ``alert_cells``, ``check``, ``turn_number``, and

@@ -172,7 +172,7 @@ class CameraTable:
             self._thread.join(timeout=5)
 
     def _live(self) -> GoGame:
-        game = self.table.state.game
+        game = self.table.go_state().game
         if game is None:
             raise CompanionError("no game")
         return game

@@ -1,8 +1,8 @@
 """A Beyond Chess table's state as a fold over its journal events (the chess twin of
 :mod:`companion.table.state`).
 
-The live :class:`~companion.table.chess_session.ChessTableSession` and a resume after a crash
-both build a :class:`ChessTableState` by applying the journaled events in order, so the game
+The live table (:class:`~companion.table.chess_session.ChessPart`) and every reader of the
+journal (:mod:`companion.table.fold`) build a :class:`ChessTableState` by applying the journaled events in order, so the game
 after a restart equals the game before it by construction. :meth:`ChessTableState.apply`
 raises :class:`~companion.errors.IllegalMove` (state unchanged) when an event does not fit.
 
@@ -29,8 +29,9 @@ from companion.games.beyond_chess import (
     traditional,
 )
 from companion.games.beyond_chess_notation import parse_position, parse_turn, turn_text
+from companion.games.timecontrol import PlayerTime, parse_spec
 from companion.records.chess_record import RESULTS, ChessRecord
-from companion.table.clock import PlayerTime, parse_spec
+from companion.table.foldbase import EventFold
 
 SUFFIX = "-chess"
 
@@ -79,8 +80,10 @@ class Captured:
 
 
 @dataclass
-class ChessTableState:
+class ChessTableState(EventFold):
     """Everything the chess page shows, rebuilt from events."""
+
+    title = "chess"
 
     game_id: int = 0
     started: ev.GameStarted | None = None
@@ -98,6 +101,9 @@ class ChessTableState:
     turn_clocks: list[dict[str, Any] | None] = field(default_factory=list)
     #: Per accepted turn: the pieces it captured (one at most in chess, 0 for none).
     captured: list[list[Captured]] = field(default_factory=list)
+    #: The player who resigned, or whose flag fell (the game ends with the next event).
+    resigned: int | None = None
+    flagged: int | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -119,18 +125,6 @@ class ChessTableState:
         return [c.piece for turn in self.captured for c in turn if c.player == player]
 
     # ------------------------------------------------------------------ the fold
-    def apply(self, event: ev.Event) -> None:
-        """Apply one event; raises IllegalMove (state unchanged) when it does not fit."""
-        handler = getattr(self, "_on_" + event.type, None)
-        if handler is None:
-            raise IllegalMove("not allowed", f"a chess table has no use for {event.type}")
-        handler(event)
-        clock = getattr(event, "clock", None)
-        if clock is not None:
-            self.clock_snapshot = clock
-        if event.seq:
-            self.last_seq = event.seq
-
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
         start = start_position(e)
         self.__dict__.update(ChessTableState(game_id=self.game_id).__dict__)
@@ -193,21 +187,13 @@ class ChessTableState:
         self.play_phase()
         if e.player not in (0, 1):
             raise IllegalMove("not allowed", f"no player {e.player} at a chess table")
+        self.resigned = e.player
 
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
+        """A chess clock always loses on time: the game ends with the next event."""
         self.need_game()
-
-    def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
-        self.paused = True
-
-    def _on_ClockResumed(self, e: ev.ClockResumed) -> None:
-        self.paused = False
-
-    def _on_ClockSnapshot(self, e: ev.ClockSnapshot) -> None:
-        pass
-
-    def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
-        self.discrepancy = e
+        if self.phase == "play" and e.player in (0, 1):
+            self.flagged = e.player
 
     def _on_DiscrepancyCleared(self, e: ev.DiscrepancyCleared) -> None:
         self.discrepancy = None

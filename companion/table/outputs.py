@@ -24,8 +24,8 @@ from gpiozero import LED, Button, Buzzer, GPIOZeroError, TonalBuzzer
 from gpiozero.tones import Tone
 
 from companion.errors import HardwareError
+from companion.games.clock import ClockEvent, ClockWarning, GameClock
 from companion.sensors.pinmap import ClockPins
-from companion.table.clock import ClockEvent, ClockWarning, GameClock
 
 
 @dataclass(frozen=True)

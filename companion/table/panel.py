@@ -36,13 +36,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from companion import events as ev
 from companion.errors import IllegalMove
+from companion.games.clock import ClockEvent, ClockWarning
 from companion.observation import UNKNOWN, Observation
-from companion.table.clock import ClockEvent, ClockWarning
 from companion.table.outputs import ButtonPress, ClockButtons, WarningOutputs
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 _TOKENS = {-1: ".", 0: "B", 1: "W"}
 
@@ -57,8 +60,8 @@ class PressOutcome:
 
 
 class ClockPanel:
-    """Clock buttons and warning outputs attached to ``table`` (a session or a
-    :class:`~companion.table.host.Table`); see the module docstring.
+    """Clock buttons and warning outputs attached to ``table``, whatever game it plays; see the
+    module docstring.
 
     ``buttons`` and ``outputs`` are optional (a panel with neither still takes :meth:`press`
     calls, e.g. from a keyboard). ``still_time`` is how long an observation must stay the same
@@ -69,7 +72,7 @@ class ClockPanel:
 
     def __init__(
         self,
-        table: Any,
+        table: TableSession,
         *,
         buttons: ClockButtons | None = None,
         outputs: WarningOutputs | None = None,
@@ -187,7 +190,12 @@ class ClockPanel:
     def _decide(self, press: ButtonPress, now: float) -> PressOutcome | None:
         table = self.table
         with table.lock:
-            state = table.state
+            try:
+                state = table.go_state()
+            except IllegalMove:
+                return PressOutcome(
+                    press, "ignored", "ignored: a chess turn ends with the page's Clock button"
+                )
             game = state.game
             who = f"player {press.player + 1}"
             if game is not None and 0 <= press.player < game.players:
@@ -203,7 +211,7 @@ class ClockPanel:
                 return PressOutcome(press, "ignored", f"{who} pressed: ignored ({why})")
             if game.to_move != press.player:
                 last = game.moves[-1] if game.moves else None
-                if last is not None and last.player == press.player and last.kind == "play":
+                if last is not None and last.player == press.player and last.spot is not None:
                     name = game.spot_name(last.spot)
                     return PressOutcome(
                         press, "confirmed", f"{who} pressed after {name}: the clock had switched"
@@ -230,12 +238,10 @@ class ClockPanel:
     def close(self) -> None:
         """Detach from the table and release the buttons and outputs (idempotent)."""
         with self._lock:
-            for hooks, hook in (
-                (self.table.warners, self._warn),
-                (self.table.listeners, self._on_event),
-            ):
-                if hook in hooks:
-                    hooks.remove(hook)
+            if self._warn in self.table.warners:
+                self.table.warners.remove(self._warn)
+            if self._on_event in self.table.listeners:
+                self.table.listeners.remove(self._on_event)
             if self.buttons is not None:
                 self.buttons.close()
             if self.outputs is not None:

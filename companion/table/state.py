@@ -1,7 +1,7 @@
 """The table's state as a fold over its events: the one place events change anything.
 
-Both the live session and :meth:`companion.journal.Journal.replay` build a :class:`TableState`
-by applying events in order, so "the game after a restart equals the game before it" holds by
+The live table and every reader of the journal (:mod:`companion.table.fold`) build a
+:class:`TableState` by applying events in order, so "the game after a restart equals the game before it" holds by
 construction. :meth:`TableState.apply` raises :class:`~companion.errors.IllegalMove` when an
 event does not fit the game (the session checks before journaling; the journal turns a refusal
 during replay into a ``JournalError``).
@@ -17,34 +17,19 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove
-from companion.games.go import GoGame, Move, Score
+from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
-
-
-def move_view(
-    game: GoGame, move: Move | None, *, unnamed: str | None = None
-) -> dict[str, Any] | None:
-    """A move as the pages and the hub show it (kind, player, spot, spot name), or None.
-
-    ``unnamed`` is the name given to moves without a spot (passes, skips, resignations).
-    """
-    if move is None:
-        return None
-    return {
-        "kind": move.kind,
-        "player": move.player,
-        "spot": move.spot,
-        "name": game.spot_name(move.spot) if move.spot is not None else unnamed,
-    }
-
+from companion.table.foldbase import EventFold
 
 PHASES = ("play", "cleanup", "over")
 
 
 @dataclass
-class TableState:
+class TableState(EventFold):
     """Everything the page shows, rebuilt from events (see the module docstring)."""
+
+    title = "Go"
 
     game_id: int = 0
     started: ev.GameStarted | None = None
@@ -66,13 +51,6 @@ class TableState:
     suggested: ev.CleanupSuggested | None = None
     #: A player has marked or agreed in this cleanup: a suggestion may no longer replace marks.
     players_marked: bool = False
-
-    @classmethod
-    def from_events(cls, events: list[ev.Event], *, game_id: int = 0) -> TableState:
-        state = cls(game_id=game_id)
-        for event in events:
-            state.apply(event)
-        return state
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -102,18 +80,6 @@ class TableState:
             return None
 
     # ------------------------------------------------------------------ the fold
-    def apply(self, event: ev.Event) -> None:
-        """Apply one event; raises IllegalMove (state unchanged) when it does not fit."""
-        handler = getattr(self, "_on_" + event.type, None)
-        if handler is None:
-            raise IllegalMove("not allowed", f"unknown event {event.type}")
-        handler(event)
-        clock = getattr(event, "clock", None)
-        if clock is not None:
-            self.clock_snapshot = clock
-        if event.seq:
-            self.last_seq = event.seq
-
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
         game = self.build_game(e)
         self.__dict__.update(TableState(game_id=self.game_id).__dict__)
@@ -173,15 +139,6 @@ class TableState:
     def _on_ClockSwitched(self, e: ev.ClockSwitched) -> None:
         self._play_phase()
 
-    def _on_ClockPaused(self, e: ev.ClockPaused) -> None:
-        self.paused = True
-
-    def _on_ClockResumed(self, e: ev.ClockResumed) -> None:
-        self.paused = False
-
-    def _on_ClockSnapshot(self, e: ev.ClockSnapshot) -> None:
-        pass
-
     def _on_FlagFell(self, e: ev.FlagFell) -> None:
         """Under a loss-on-time policy the snapshot names the flagged player: the game ends.
         Under the skip policy a Skipped event follows instead; under "ignore" play goes on."""
@@ -195,9 +152,6 @@ class TableState:
         ):
             game.lose_on_time(e.player)
             self.phase = "over"
-
-    def _on_DiscrepancyRaised(self, e: ev.DiscrepancyRaised) -> None:
-        self.discrepancy = e
 
     def _on_DiscrepancyCleared(self, e: ev.DiscrepancyCleared) -> None:
         self.discrepancy = None

@@ -83,6 +83,7 @@ from companion.table.intents import (
     TrackerStatus,
     UndoIntent,
 )
+from companion.table.stillness import Stillness
 
 #: Observation token -> owner; unknown spots are absent (they are never empty nor a stone).
 _OWNER: dict[str, int] = {E_TOKEN: EMPTY, B_TOKEN: BLACK, W_TOKEN: WHITE}
@@ -98,8 +99,6 @@ _REFUSALS: dict[str, str] = {
     "game over": "the game is over",
 }
 
-#: Frame times are sums of 1/fps steps: forgive their rounding when comparing to still_time.
-_TIME_SLACK = 1e-6
 
 #: Two spots this close (in drawing units of the topology) can be "a stone moved".
 _MOVE_REACH = 2.5
@@ -172,8 +171,7 @@ class Tracker:
         self.undo_depth = undo_depth
         self.unreadable_time = unreadable_time
         self.min_confidence = min_confidence
-        self._candidate: tuple[str, ...] | None = None
-        self._since = 0.0
+        self._gate: Stillness[tuple[str, ...]] = Stillness(still_time=still_time)
         self._stable = False
         self._evaluated: tuple[object, ...] | None = None
         self._held: Discrepancy | None = None
@@ -210,10 +208,7 @@ class Tracker:
                 for t, c in zip(tokens, observation.confidence, strict=True)
             )
         unknown = sum(1 for t in tokens if t == UNKNOWN)
-        if tokens != self._candidate:
-            self._candidate = tokens
-            self._since = now
-        still_for = now - self._since
+        still_for = self._gate.see(tokens, now)
         if unknown > self._unknown_limit(len(tokens)):
             self._stable = False
             if still_for >= self.unreadable_time and (
@@ -229,7 +224,7 @@ class Tracker:
                 self._evaluated = None  # judge the board afresh once it can be read
                 return [held]
             return []
-        if still_for + _TIME_SLACK < self.still_time:
+        if not self._gate.still(now):
             self._stable = False
             return []
         self._stable = True

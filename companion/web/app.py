@@ -42,13 +42,15 @@ from flask import (
 )
 
 from companion import events as ev
-from companion.errors import CompanionError, IllegalMove, JournalError
+from companion.errors import CompanionError, IllegalMove, JournalError, RecordError
 from companion.games.go import GoGame
 from companion.games.rules import presets
 from companion.games.topology import Topology, bundled_maps, from_spec
 from companion.table.estimates import EstimateCache, headline, position_key
-from companion.table.session import CONTROLS, TableSession
-from companion.table.state import TableState, move_view
+from companion.table.fold import steps
+from companion.table.session import TableSession
+from companion.table.state import TableState
+from companion.table.views import board_drawing, move_view
 
 MAX_FAILURES = 5
 LOCKOUT_SECONDS = 30.0
@@ -121,6 +123,8 @@ def create_app(
         return sse_frame({"event": event.to_dict(), "state": table.view(full=False)}, seq=event.seq)
 
     table.render = render_event
+    # what the chess reader sees is not journaled: it reaches the pages as id-less state frames
+    table.render_state = lambda: sse_frame({"state": table.view(full=False)})
 
     # ------------------------------------------------------------------ helpers
     def csrf_token() -> str:
@@ -160,7 +164,7 @@ def create_app(
     @app.get("/")
     def table_page() -> str:
         # a session may name its own page (the chess session does: chess.html)
-        return render_template(getattr(table, "page_template", "table.html"), page="table")
+        return render_template(table.page_template, page="table")
 
     @app.get("/setup")
     def setup_page() -> str:
@@ -274,7 +278,7 @@ def create_app(
             return refuse(403, NEEDS_PIN)
         if not csrf_ok(request.headers.get("X-CSRF-Token")):
             return refuse(403, BAD_CSRF)
-        if action not in getattr(table, "controls", CONTROLS):
+        if action not in table.controls:
             return refuse(404, f"unknown control {action!r}")
         params = request.get_json(silent=True) or {}
         if not isinstance(params, dict):
@@ -295,10 +299,11 @@ def create_app(
         events = journal.events(game_id)
         if not events:
             abort(404)
-        state = TableState(game_id=game_id)
         frames: list[dict[str, Any]] = []
-        for event in events:
-            state.apply(event)
+        state: Any = None
+        for event, state in steps(events, game_id=game_id):
+            if not isinstance(state, TableState):
+                return refuse(409, f"game {game_id} is not a Go game: download its record")
             game = state.game
             if game is None or event.type not in (
                 "GameStarted",
@@ -325,34 +330,27 @@ def create_app(
             )
         game = state.game
         assert game is not None and state.started is not None
-        topo = game.topology
         return jsonify(
             {
                 "game_id": game_id,
                 "rules": state.started.rules,
                 "players": state.started.players,
                 "result": state.ended.result if state.ended else None,
-                "topology": {
-                    "spec": state.started.topology,
-                    "kind": topo.kind,
-                    "shape": topo.shape,
-                    "ids": topo.ids,
-                    "names": [game.spot_name(s) for s in range(len(topo))],
-                    "xy": topo.xy,
-                    "layers": topo.layers,
-                    "links": list(topo.links()),
-                },
+                "topology": board_drawing(game, state.started.topology),
                 "frames": frames,
             }
         )
 
     def _record(game_id: int) -> Any:
-        from companion.web.export import record_of
+        from companion.table.records import game_record
 
         events = journal.events(game_id)
         if not events:
             abort(404)
-        return record_of(events)
+        try:
+            return game_record(events)
+        except RecordError as exc:
+            abort(Response(f"game {game_id} has no Go record: {exc}\n", 409, mimetype="text/plain"))
 
     def _download(body: str | bytes, mimetype: str, filename: str) -> Response:
         return Response(

@@ -16,17 +16,14 @@ from flask import Flask, Response, abort, render_template
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess_notation import SETUP_HELP
-from companion.records.chess_record import write_record
-from companion.table.chess_state import ChessTableState, chess_record, chess_rules, is_chess
+from companion.table.chess_state import chess_rules, is_chess
+from companion.table.kinds import CHESS, kind_for, rules_of
+from companion.table.session import TableSession
 
 
-def register(app: Flask, table: Any) -> None:
-    """Add the chess routes and template helpers to ``app`` for ``table`` (a session or a
-    :class:`~companion.table.host.Table`)."""
-    from companion.web.app import sse_frame
-
+def register(app: Flask, table: TableSession) -> None:
+    """Add the chess routes and template helpers to ``app`` for ``table``."""
     journal = table.journal
-    table.render_state = lambda: sse_frame({"state": table.view(full=False)})
 
     @app.context_processor
     def _chess_globals() -> dict[str, Any]:
@@ -44,11 +41,10 @@ def register(app: Flask, table: Any) -> None:
         events = journal.events(game_id)
         if not events:
             abort(404)
-        state = ChessTableState(game_id=game_id)
         try:
-            for event in events:
-                state.apply(event)
-            text = write_record(chess_record(state))
+            if kind_for(rules_of(events)) is not CHESS:
+                raise ValueError("it is not a chess game")
+            text = CHESS.record(events, game_id=game_id).text
         except (CompanionError, ValueError) as exc:
             resp = Response(f"game {game_id} has no chess record: {exc}\n", mimetype="text/plain")
             resp.status_code = 409
