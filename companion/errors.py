@@ -76,6 +76,10 @@ class PinMapError(CompanionError, ValueError):
     """A hardware pin-map file (``hardware/pinmap.toml``) that cannot describe the wiring."""
 
 
+class InputError(CompanionError, ValueError):
+    """An input spec (``--source``) that names no input, or one that cannot be used as given."""
+
+
 class SourceEnded(CompanionError, EOFError):
     """A finite frame source (a folder of photos, a video file) has no more frames. Not a fault."""
 

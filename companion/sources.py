@@ -28,7 +28,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.errors import CameraUnavailable, SourceEnded
+from companion.errors import CameraUnavailable, SourceEnded, VisionError
+from companion.vision.imagefile import load_image
 
 log = logging.getLogger(__name__)
 
@@ -363,17 +364,20 @@ class DirSource(FrameSource):
             path = self._files[self._pos]
             self._pos += 1
             tried += 1
-            # Pixels as stored: a phone's EXIF rotation would turn the board away from its
-            # calibration (and from photo labels, which count rows as stored).
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-            if image is not None:
-                self._pace()
-                return image, path.name
-            if not self.path.is_dir():
-                raise CameraUnavailable(f"{self.name}: the folder has gone")
-            if path not in self.skipped:
-                self.skipped.append(path)
-                log.warning("%s: skipping %s (not a readable image)", self.name, path.name)
+            # Pixels as stored (a phone's EXIF rotation would turn the board away from its
+            # calibration); bounded: a FIFO is never opened, a picture over the pixel limit
+            # is skipped before decoding, and neither ends the folder.
+            try:
+                image = load_image(path)
+            except VisionError as exc:
+                if not self.path.is_dir():
+                    raise CameraUnavailable(f"{self.name}: the folder has gone") from None
+                if path not in self.skipped:
+                    self.skipped.append(path)
+                    log.warning("%s: skipping %s", self.name, exc)
+                continue
+            self._pace()
+            return image, path.name
 
 
 # --- choosing and retrying --------------------------------------------------------------------

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 
 from companion.games.topology import from_spec
 from companion.journal import Journal
-from companion.table.camera import CameraTable
+from companion.runtime.frames import FrameInput
 from companion.table.session import TableSession
 from companion.vision.geometry import homography, project
 from companion.vision.profile import GridRegion, SpotRegion, load_profile
@@ -71,7 +71,7 @@ def rows(board: str) -> list[str]:
 def serve(tmp_path: Path, rules: str, board: str, image: np.ndarray) -> tuple[FlaskClient, Any]:
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game(rules, board, players=("Ann", "Bob"))
-    camera = CameraTable(table, "dir:nowhere", board=board)
+    camera = FrameInput("dir:nowhere", board=board)
     camera.still = image
     app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
     app.testing = True
@@ -295,7 +295,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     r, spots = torus
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("gobeyond", "torus-9", players=("Ann", "Bob"))
-    camera = CameraTable(table, "dir:nowhere", board="torus-9")
+    camera = FrameInput("dir:nowhere", board="torus-9")
     camera.still = r.image
     app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
     server = create_server(app, host="127.0.0.1", port=0, threads=4)

@@ -1,4 +1,5 @@
-"""The camera loop on real photos: a fixed webcam's frames -> reader -> tracker -> session.
+"""The camera input in the observation loop on real photos: a fixed webcam's frames -> reader
+-> tracker -> session.
 
 Uses ``shared/data/photos/gomrade/testing_sequence`` (one game seen by a fixed webcam, corners
 given); skipped cleanly when the shared data is absent.
@@ -16,8 +17,9 @@ import numpy as np
 import pytest
 
 from companion.journal import Journal
+from companion.runtime import ObservationLoop
+from companion.runtime.frames import FrameInput
 from companion.sources import open_source
-from companion.table.camera import CameraTable
 from companion.table.session import TableSession
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -39,7 +41,6 @@ def test_a_real_game_is_read_into_the_journal(sequence: Path, tmp_path: Path) ->
     corners = json.loads((sequence.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "19")
-    camera = CameraTable(table, f"dir:{sequence}", board="19", corners=corners, still_time=0.2)
     t = [0.0]
 
     def clock() -> float:
@@ -53,7 +54,10 @@ def test_a_real_game_is_read_into_the_journal(sequence: Path, tmp_path: Path) ->
                     break  # frame 10 adds three stones at once: the tracker holds it (tested below)
                 yield from [frame] * 4  # each photo seen still for a moment
 
-    camera.run_frames(frames(), clock=clock)
+    camera = FrameInput(
+        f"dir:{sequence}", board="19", corners=corners, still_time=0.2, frames=frames()
+    )
+    ObservationLoop(table, camera, clock=clock).run()
     game = table.state.game
     assert game is not None
     want = _label(sequence / "9.txt")
@@ -68,7 +72,6 @@ def test_three_stones_at_once_are_held_as_a_discrepancy(sequence: Path, tmp_path
     corners = json.loads((sequence.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "19")
-    camera = CameraTable(table, f"dir:{sequence}", board="19", corners=corners, still_time=0.2)
     t = [0.0]
 
     def clock() -> float:
@@ -77,7 +80,9 @@ def test_three_stones_at_once_are_held_as_a_discrepancy(sequence: Path, tmp_path
 
     with open_source(f"dir:{sequence}") as source:
         frames = [f for f in source]
-    camera.run_frames((f for f in frames for _ in range(4)), clock=clock)
+    held = (f for f in frames for _ in range(4))
+    camera = FrameInput(f"dir:{sequence}", board="19", corners=corners, still_time=0.2, frames=held)
+    ObservationLoop(table, camera, clock=clock).run()
     assert table.state.discrepancy is not None
     assert "appeared" in table.state.discrepancy.message
     assert table.alerts()[0] == table.state.discrepancy.message
@@ -92,15 +97,14 @@ def test_a_camera_that_moved_since_calibration_is_reported(tmp_path: Path) -> No
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "9")
     corners = [list(map(float, p)) for p in shot.corners[0]]
-    camera = CameraTable(table, "dir:unused", board="9", corners=corners, still_time=0.2)
-    still = Frame(image=shot.image, timestamp=0.0, index=0, source="test")
-    camera.run_frames([still], clock=lambda: 0.0)
+    frames: list[Frame] = [Frame(image=shot.image, timestamp=0.0, index=0, source="test")]
+    camera = FrameInput("dir:unused", board="9", corners=corners, still_time=0.2, frames=frames)
+    ObservationLoop(table, camera, clock=lambda: 0.0).run(limit=1)
     assert "moved" not in camera.note
     # The same board seen after the camera was bumped: shifted by a third of a board.
     h, w = shot.image.shape[:2]
     bumped = np.roll(shot.image, (h // 3, w // 3), axis=(0, 1))
     camera._moved_at = None  # the check runs at most every two seconds
-    camera.run_frames(
-        [Frame(image=bumped, timestamp=1.0, index=1, source="test")], clock=lambda: 1.0
-    )
+    frames[:] = [Frame(image=bumped, timestamp=1.0, index=1, source="test")]
+    ObservationLoop(table, camera, clock=lambda: 1.0).run(limit=1)
     assert "moved since calibration" in camera.note

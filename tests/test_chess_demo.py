@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.demo.chess import ChessDemo, load_demo_record
+from companion.demo.chess import load_demo_record
 from companion.journal import Journal
 from companion.records.chess_record import replay
+from companion.runtime import ObservationLoop
+from companion.runtime.demo import ChessDemoInput
 from companion.table.session import Table
 
 
@@ -23,9 +25,8 @@ def test_demo_turns_go_through_camera_frames(tmp_path: Path) -> None:
     table = Table.resume(Journal(tmp_path / "j.sqlite"), still_time=0.15)
     seen: list[str] = []
     table.listeners.append(lambda e: seen.append(e.type))
-    demo = ChessDemo(table, record, delay=0.3, fps=30, loop=False, time_control="abs:5m")
-    demo.new_game()
-    demo.play_out()
+    demo = ChessDemoInput(record, delay=0.3, fps=30, loop=False, time_control="abs:5m")
+    ObservationLoop(table, demo).run()
     game = table.state.game
     assert game is not None and game.move_stack == record.turns
     assert seen.count("ChessTurnPlayed") == 3 and "DiscrepancyRaised" not in seen

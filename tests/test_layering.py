@@ -1,6 +1,7 @@
 """The layering docs/architecture.md describes, checked by walking every module's imports.
 
-``games/`` imports nothing else of ours (bar the one exception hierarchy), the journal knows no
+``games/`` imports nothing else of ours (bar the one exception hierarchy and the bounded readers
+of ``limits.py``, a leaf itself), the journal knows no
 table, the hub's page does not pull in a table session, and no two modules import each other
 (directly or round a loop). Imports only made for type checking (under ``if TYPE_CHECKING:``)
 do not run, so they do not count.
@@ -79,9 +80,14 @@ def test_the_walk_sees_imports_that_run_and_only_those() -> None:
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("companion.games")))
 def test_games_import_nothing_else_of_ours(name: str) -> None:
-    allowed = {"companion", "companion.errors"}
+    allowed = {"companion", "companion.errors", "companion.limits"}
     outside = {m for m in GRAPH[name] if not m.startswith("companion.games") and m not in allowed}
     assert not outside, f"{name} imports {sorted(outside)}"
+
+
+def test_the_bounded_readers_are_a_leaf_like_the_errors() -> None:
+    """``limits.py`` (bounded file read and JSON parse) may be used by any layer, games too."""
+    assert GRAPH["companion.limits"] <= {"companion", "companion.errors"}
 
 
 def test_the_journal_knows_no_game() -> None:

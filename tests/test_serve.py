@@ -10,8 +10,10 @@ from click.testing import CliRunner
 
 from companion.commands.serve import command as serve
 from companion.commands.serve import sd_notify, watchdog_interval
-from companion.demo import DemoTable, Wait, load_record, record_intents
+from companion.demo import Wait, load_record, record_intents
 from companion.journal import Journal
+from companion.runtime import ObservationLoop
+from companion.runtime.demo import GoDemoInput
 from companion.table.session import TableSession
 
 
@@ -52,9 +54,8 @@ def test_demo_record_is_a_real_game() -> None:
 @pytest.mark.parametrize("feed", ["sensors", "record"])
 def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path, feed: str) -> None:
     table = TableSession(Journal(tmp_path / "j.sqlite"))
-    demo = DemoTable(table, delay=0, loop=False, feed=feed)
-    demo.new_game()
-    demo.play_out()
+    demo = GoDemoInput(delay=0, loop=False, feed=feed)
+    ObservationLoop(table, demo).run()
     assert table.state.phase == "over" and table.state.scored is not None
     assert table.state.scored.result == "W+2.5"  # GNU Go's own count of the same game
     types = {e.type for e in table.journal.events()}
@@ -64,8 +65,8 @@ def test_demo_plays_through_the_session_to_a_counted_result(tmp_path: Path, feed
 def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     table = TableSession(Journal(path))
-    demo = DemoTable(table, delay=0, loop=False, feed="record")
-    demo.new_game()
+    demo = GoDemoInput(delay=0, loop=False, feed="record")
+    demo.new_game(table)
     assert table.state.game is not None
     items = record_intents(demo.record, table.state.game.copy())
     intents = [i for i in items if not isinstance(i, Wait)][:10]
@@ -73,8 +74,33 @@ def test_demo_resumes_a_half_played_game(tmp_path: Path) -> None:
         table.apply(intent)
     table.journal.close()
     again = TableSession.resume(Journal(path))
-    demo2 = DemoTable(again, delay=0, loop=False)
-    assert demo2._is_demo_game()
-    demo2.play_out()  # through the simulated sensors and the tracker, from move 11
+    demo2 = GoDemoInput(delay=0, loop=False)
+    assert demo2.is_demo_game(again)
+    ObservationLoop(again, demo2).run()  # through the simulated sensors and the tracker
     assert again.state.game_id == 1 and again.state.scored is not None
     assert again.state.scored.result == "W+2.5"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--source", "picamera"], 2, "unknown source 'picamera'; use one of: picam[:N], usb:N"),
+        (["--source", "dir:/nonexistent"], 1, "cannot list /nonexistent: no such folder"),
+        (["--source", "usb:x"], 2, "usb needs a device number"),
+        (["--source", "sim", "--rules", "beyond-chess"], 2, "plays Go"),
+        (["--source", "dir:.", "--rules", "beyond-chess"], 2, "read Go stones"),
+        (["--demo", "--rules", "checkers"], 2, "unknown rules 'checkers'"),
+        (["--demo", "--time", "soon"], 2, "unknown time control"),
+        (["--source", "sensors", "--pins", "/no/pins.toml"], 1, "cannot read pin map"),
+        (["--source", "labels:/nowhere"], 1, "cannot use labels:/nowhere: /nowhere: no such"),
+    ],
+)
+def test_serve_refuses_bad_sources_at_start(
+    args: list[str], code: int, message: str, tmp_path: Path
+) -> None:
+    journal = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(serve, [*args, "--port", "0", "--journal", str(journal)])
+    assert result.exit_code == code, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not journal.exists()  # refused before the journal was touched

@@ -52,7 +52,7 @@ def test_reads_stones_with_a_profile_made_on_the_empty_board(
         (lambda d: d["regions"][0].update(corners=[[0, 0], [1, 1]]), "four"),
         (lambda d: d["regions"][0].update(kind="blob"), "kind"),
         (lambda d: d["empty"].update(patches="!!!"), "malformed"),
-        (lambda d: d.pop("regions"), "malformed"),
+        (lambda d: d.pop("regions"), "regions: must be a list"),
     ],
 )
 def test_malformed_profiles_are_refused(

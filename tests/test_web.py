@@ -13,8 +13,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from companion.journal import Journal
+from companion.runtime.frames import FrameInput
 from companion.table import intents as it
-from companion.table.camera import CameraTable
 from companion.table.session import TableSession
 from companion.web.app import MAX_FAILURES, create_app
 
@@ -199,8 +199,8 @@ def _board_image() -> np.ndarray:  # type: ignore[type-arg]
 
 
 @pytest.fixture
-def camera_client(table: TableSession, tmp_path: Path) -> tuple[FlaskClient, CameraTable]:
-    camera = CameraTable(table, "dir:nowhere", board="9")
+def camera_client(table: TableSession, tmp_path: Path) -> tuple[FlaskClient, FrameInput]:
+    camera = FrameInput("dir:nowhere", board="9")
     camera.still = _board_image()
     app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
     app.testing = True

@@ -8,7 +8,8 @@ changes while the stone goes down (the photo switches to the next one under the 
 leaves. Without the shared data (or with ``--rendered``) a rendered 19x19 game is used.
 
 The frames go through the REAL loop, the one ``companion run`` and ``companion serve`` use:
-:class:`~companion.table.camera.CameraTable` (the photo reader with a profile made from the
+:class:`~companion.runtime.frames.FrameInput` in the
+:class:`~companion.runtime.loop.ObservationLoop` (the photo reader with a profile made from the
 corners, the annotated picture included) -> :class:`~companion.table.tracker.Tracker` ->
 :class:`~companion.table.session.TableSession` -> :class:`~companion.journal.Journal` (SQLite,
 ``synchronous=FULL``, in a temporary folder). Like a camera, the source hands out the newest
@@ -293,7 +294,8 @@ def _pct(values: list[float], q: float) -> float:
 def run_film(film: Film, fps: float, still_time: float, picture_every: float) -> dict[str, Any]:
     """Play ``film`` through the real loop once; the measurements."""
     from companion.journal import Journal
-    from companion.table.camera import CameraTable
+    from companion.runtime import ObservationLoop
+    from companion.runtime.frames import FrameInput
     from companion.table.session import TableSession
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -308,16 +310,23 @@ def run_film(film: Film, fps: float, still_time: float, picture_every: float) ->
                 stored.append((time.perf_counter(), cam.index))
 
         table.listeners.append(listen)
-        camera = CameraTable(
-            table,
+        reads: list[float] = []
+        loops: list[float] = []
+
+        def counted() -> Iterator[Any]:
+            for frame in cam.frames():
+                t = time.perf_counter()
+                yield frame
+                loops.append(time.perf_counter() - t)
+
+        camera = FrameInput(
             "bench",
             board=str(film.size),
             corners=film.corners,
             still_time=still_time,
             picture_every=picture_every,
+            frames=counted(),
         )
-        reads: list[float] = []
-        loops: list[float] = []
         read_board = camera.read_board
 
         def timed(image: Any) -> Any:
@@ -327,14 +336,7 @@ def run_film(film: Film, fps: float, still_time: float, picture_every: float) ->
             return out
 
         camera.read_board = timed  # type: ignore[method-assign]
-
-        def counted() -> Iterator[Any]:
-            for frame in cam.frames():
-                t = time.perf_counter()
-                yield frame
-                loops.append(time.perf_counter() - t)
-
-        camera.run_frames(counted(), clock=lambda: cam.capture)
+        ObservationLoop(table, camera, clock=lambda: cam.capture).run()
         latencies: list[float] = []
         early = held = 0
         for n, step in enumerate(film.steps):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from companion.commands.read import MAX_CORNER
 from companion.errors import CompanionError
 
 
@@ -19,6 +20,10 @@ def _quads(values: tuple[str, ...]) -> list[list[list[float]]] | None:
         if len(nums) != 8:
             raise click.BadParameter(
                 "expected eight numbers x1,y1,...,x4,y4", param_hint="--corners"
+            )
+        if not all(abs(v) <= MAX_CORNER for v in nums):  # NaN fails too
+            raise click.BadParameter(
+                f"corners are pixel positions within +-{MAX_CORNER:g}", param_hint="--corners"
             )
         quads.append([nums[i : i + 2] for i in range(0, 8, 2)])
     return quads
@@ -78,6 +83,12 @@ def command(
         )
         prof.save(output)
     except CompanionError as exc:
-        raise click.ClickException(f"{photo}: {exc}") from exc
+        raise click.ClickException(_named(photo, exc)) from None
     saved = "with" if prof.empty_gray is not None else "without"
     click.echo(f"saved {output}: {prof!r}, {saved} the empty-board look")
+
+
+def _named(photo: str, exc: Exception) -> str:
+    """The error's message, led by the photo's name unless it already names a file."""
+    message = str(exc)
+    return message if message.startswith(str(photo)) else f"{photo}: {message}"

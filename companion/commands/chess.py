@@ -22,7 +22,7 @@ from companion.games.beyond_chess_notation import (
     parse_position,
     position_text,
 )
-from companion.records.chess_record import read_record, replay
+from companion.records.chess_record import load_record, replay
 
 EXIT_ILLEGAL = 3
 
@@ -91,12 +91,10 @@ def setup(path: Path) -> None:
 def replay_command(path: Path, as_json: bool) -> None:
     """Play the record in PATH; exit 3 at the first illegal turn (named with its reason)."""
     try:
-        record = read_record(path.read_text(encoding="utf-8-sig"))
+        record = load_record(path)
         played = replay(record)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {path}: {exc}") from exc
     except CompanionError as exc:
-        raise click.ClickException(f"{path}: {exc}") from exc
+        raise click.ClickException(str(exc)) from None
     outcome = played.outcome
     if as_json:
         click.echo(

@@ -8,6 +8,9 @@ import click
 
 from companion.errors import CompanionError
 
+#: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
+MAX_CORNER = 100_000.0
+
 
 def _corners(text: str | None) -> list[list[float]] | None:
     if text is None:
@@ -20,6 +23,10 @@ def _corners(text: str | None) -> list[list[float]] | None:
         ) from None
     if len(vals) != 8:
         raise click.BadParameter("expected eight numbers x1,y1,...,x4,y4", param_hint="--corners")
+    if not all(abs(v) <= MAX_CORNER for v in vals):  # NaN fails too
+        raise click.BadParameter(
+            f"corners are pixel positions within +-{MAX_CORNER:g}", param_hint="--corners"
+        )
     return [vals[i : i + 2] for i in range(0, 8, 2)]
 
 
@@ -97,9 +104,15 @@ def command(
         else:
             reading = read_photo(image, size=size, corners=quad)
     except CompanionError as exc:
-        raise click.ClickException(f"{photo}: {exc}") from exc
+        raise click.ClickException(_named(photo, exc)) from None
     if as_json:
         click.echo(json.dumps(reading.to_json(), indent=1))
     else:
         for row in reading.rows():
             click.echo(row)
+
+
+def _named(photo: str, exc: Exception) -> str:
+    """The error's message, led by the photo's name unless it already names a file."""
+    message = str(exc)
+    return message if message.startswith(str(photo)) else f"{photo}: {message}"

@@ -10,98 +10,73 @@ journal (``--journal``, default ``$COMPANION_JOURNAL`` or ``~/.local/share/compa
 journal.sqlite``) is resumed at start: a game interrupted by a crash or power cut goes on where
 its last stored event left it (see :mod:`companion.table.session` for the clocks).
 
+Any input of :mod:`companion.runtime` can feed the page (``--source``: cameras, a folder, a
+video, the sensor grid, the simulator, the demo); this module only wires options to it.
+
 Under systemd (``Type=notify``) it sends ``READY=1`` once the page is listening and
 ``WATCHDOG=1`` from the table's tick loop, so a hung table gets restarted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
 import sys
-import threading
-import time
+from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import click
 
+from companion.commands._options import (
+    camera_options,
+    demo_delay_option,
+    game_options,
+    input_options,
+    input_settings,
+    source_help,
+    start_input,
+    table_options,
+)
 from companion.commands._startup import (
     DEFAULT_JOURNAL,
     journal_path,
     open_table,
-    parse_corners,
     sd_notify,
     watchdog_interval,
 )
 from companion.errors import CompanionError
+from companion.runtime import Input, ObservationLoop, Ticker
+from companion.runtime.frames import FrameInput, find_camera
+from companion.runtime.sensors import mock_pin_factories
+from companion.runtime.start import ensure_game
 
-__all__ = ["DEFAULT_JOURNAL", "Ticker", "command", "find_camera", "sd_notify", "watchdog_interval"]
-
-
-def find_camera() -> str | None:
-    """The camera to use when ``--source auto``: the Pi camera when picamera2 is installed and
-    sees one, else the first USB webcam that opens; None when there is none."""
-    from companion.errors import CameraUnavailable
-    from companion.sources import open_source
-
-    candidates = []
-    try:
-        import picamera2  # noqa: F401
-
-        candidates.append("picam")
-    except ImportError:
-        pass
-    candidates += [f"usb:{dev.name[5:]}" for dev in sorted(Path("/dev").glob("video[0-9]*"))][:2]
-    for spec in candidates:
-        try:
-            with open_source(spec) as source:
-                source.read()
-            return spec
-        except (CameraUnavailable, ValueError, ImportError, RuntimeError):
-            continue
-    return None
+__all__ = ["DEFAULT_JOURNAL", "command", "find_camera", "sd_notify", "watchdog_interval"]
 
 
-class Ticker:
-    """Runs the table's clock (flags, snapshots), ticks the page's clock faces once a second,
-    and feeds systemd's watchdog while the table answers."""
+def _clock_face(table: Any) -> None:
+    """Send the running clock's face to the pages (once a second, from the ticker)."""
+    from companion.web.app import sse_frame
 
-    def __init__(self, table: Any, *, every: float = 0.25) -> None:
-        self.table = table
-        self.every = every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ticker", daemon=True)
-        self.watchdog = watchdog_interval()
+    face = table.clock_view()
+    if face is not None and face["running"]:
+        table.hub.publish(0, sse_frame({"clock": face}))
 
-    def start(self) -> None:
-        self._thread.start()
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        from companion.web.app import sse_frame
-
-        last_face = last_dog = 0.0
-        while not self._stop.wait(self.every):
-            now = time.monotonic()
-            try:
-                self.table.tick()
-            except CompanionError as exc:
-                click.echo(f"table tick failed: {exc}", err=True)
-                continue  # no watchdog ping: systemd restarts a table that keeps failing
-            if now - last_face >= 1.0:
-                last_face = now
-                face = self.table.clock_view()
-                if face is not None and face["running"]:
-                    self.table.hub.publish(0, sse_frame({"clock": face}))
-            if self.watchdog is not None and now - last_dog >= self.watchdog:
-                last_dog = now
-                sd_notify("WATCHDOG=1")
+def _pick_source(source: str, demo: bool) -> str:
+    """The input spec for ``--source`` (``auto``: a camera if one answers, else the demo)."""
+    if demo:
+        return source if source in ("demo", "sim") else "demo"
+    if source != "auto":
+        return source
+    found = find_camera()
+    if found is None:
+        click.echo("no camera found: serving the demo game (use --source to pick one)")
+        return "demo"
+    return found
 
 
 @click.command()
@@ -109,39 +84,15 @@ class Ticker:
     "--source",
     default="auto",
     show_default=True,
-    help="auto (a camera if found, else the demo), demo, or a frame source: picam, usb:N, "
-    "video:PATH, dir:PATH",
+    help=source_help("auto (a camera if found, else the demo), or one of: "),
 )
-@click.option(
-    "--profile",
-    "profile_path",
-    default=None,
-    type=click.Path(dir_okay=False, exists=True),
-    help="Calibration profile for the camera (else --corners, else the board is found).",
-)
-@click.option(
-    "--corners",
-    default=None,
-    help="Corner intersections x1,y1,...,x4,y4 (TL, TR, BR, BL) in camera pixels.",
-)
+@camera_options
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
-@click.option(
-    "--journal",
-    "journal_option",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="SQLite journal [default: $COMPANION_JOURNAL or ~/.local/share/companion/journal.sqlite]",
-)
-@click.option(
-    "--rules",
-    default="chinese",
-    show_default=True,
-    help="Rules preset for a new game (beyond-chess or fixed-chess for chess; the demo too).",
-)
-@click.option("--board", default="19", show_default=True, help="Board: 19, 13x9, 2x9x9, a map.")
-@click.option("--time", "time_control", default=None, help="Time control, e.g. byo:20m+5x30s.")
+@game_options
+@table_options
+@input_options
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
 @click.option(
     "--threads",
@@ -150,9 +101,7 @@ class Ticker:
     type=int,
     help="Page threads (each live page holds one).",
 )
-@click.option(
-    "--demo-delay", default=2.0, show_default=True, type=float, help="Seconds between demo moves."
-)
+@demo_delay_option(2.0)
 @click.option(
     "--demo-rest",
     default=20.0,
@@ -165,15 +114,8 @@ class Ticker:
     type=click.Choice(["sensors", "record"]),
     default="sensors",
     show_default=True,
-    help="How the demo reaches the table: a simulated sensor grid read by the tracker (the "
+    help="How the Go demo reaches the table: a simulated sensor grid read by the tracker (the "
     "whole loop), or the record's moves as intents.",
-)
-@click.option(
-    "--snapshot-every",
-    default=5.0,
-    show_default=True,
-    type=float,
-    help="Seconds between clock snapshots in the journal.",
 )
 @click.option(
     "--calibration-dir",
@@ -193,76 +135,83 @@ class Ticker:
 def command(
     source: str,
     profile_path: str | None,
-    corners: str | None,
+    corners: list[list[float]] | None,
     demo: bool,
     host: str,
     port: int,
-    journal_option: Path | None,
     rules: str,
-    board: str,
     time_control: str | None,
+    board: str | None,
+    journal_option: Path | None,
+    snapshot_every: float,
+    still_time: float | None,
+    fps: float | None,
+    pins_path: str | None,
+    mock_pins: bool,
     pin: str | None,
     threads: int,
     demo_delay: float,
     demo_rest: float,
     demo_feed: str,
-    snapshot_every: float,
     calibration_dir: Path | None,
     hub_config: Path | None,
     log_events: bool,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
+    from companion.table.chess_state import is_chess
+
+    with ExitStack() as stack:
+        grid_pins, _ = mock_pin_factories(stack) if mock_pins else (None, None)
+        options = input_settings(
+            delay=demo_delay,
+            rest=demo_rest,
+            feed=demo_feed,
+            pin_factory=grid_pins,
+        )
+        reader = start_input(stack, _pick_source(source, demo), options)
+        if is_chess(rules) and not reader.manages_game:
+            raise click.BadParameter(
+                "Beyond Chess is read from the demo only (--demo); cameras and the sensor grid "
+                "read Go stones",
+                param_hint="--rules",
+            )
+        _serve(stack, reader, locals())
+
+
+def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
+    """Open the table, start the loop and the ticker, and serve the page until a signal."""
     from waitress.server import create_server
 
-    from companion.demo import DemoTable
-    from companion.demo.chess import ChessDemo
-    from companion.table.camera import CameraTable
-    from companion.table.chess_state import is_chess
     from companion.web.app import create_app
 
-    path = journal_path(journal_option)
-    journal, table = open_table(path, snapshot_every=snapshot_every)
+    path = journal_path(o["journal_option"])
+    journal, table = open_table(path, snapshot_every=o["snapshot_every"])
+    stack.callback(journal.close)
+    stack.callback(table.close)
     if table.state.game is not None:
         click.echo(f"companion: resumed {table.summary()}")
-    if log_events:
+    if o["log_events"]:
         table.listeners.append(
             lambda e: print(f"journaled {e.seq} {e.type} game {table.state.game_id}", flush=True)
         )
-
-    use_demo = demo or source in ("demo", "sim")
-    camera_spec: str | None = None
-    if not use_demo:
-        camera_spec = find_camera() if source == "auto" else source
-        if camera_spec is None:
-            click.echo("no camera found: serving the demo game (use --source to pick one)")
-            use_demo = True
-    quad = parse_corners(corners)
-
-    feeder: DemoTable | ChessDemo | None = None
-    camera: CameraTable | None = None
     try:
-        if use_demo:
-            if is_chess(rules):
-                feeder = ChessDemo(table, delay=demo_delay, rest=demo_rest)
-            else:
-                feeder = DemoTable(table, delay=demo_delay, rest=demo_rest, feed=demo_feed)
-            feeder.start()
-        else:
-            if table.state.game is None or table.state.phase == "over":
-                table.start_game(rules, board, time_control=time_control)
-            started = table.state.started
-            assert camera_spec is not None and started is not None
-            camera = CameraTable(
-                table, camera_spec, board=started.topology, profile=profile_path, corners=quad
-            )
-            camera.start()
-            click.echo(f"companion: reading the board from {camera_spec}")
+        ensure_game(
+            table, reader, rules=o["rules"], board=o["board"], time_control=o["time_control"]
+        )
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None
+    loop = ObservationLoop(table, reader)
+    stack.enter_context(loop)
+    if not reader.manages_game:
+        click.echo(f"companion: reading the board from {reader.spec}")
 
-    pin = pin or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
-    calibration = calibration_dir or Path(os.environ.get("COMPANION_CALIBRATION") or "calibration")
+    pin = o["pin"] or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
+    calibration = o["calibration_dir"] or Path(
+        os.environ.get("COMPANION_CALIBRATION") or "calibration"
+    )
+    camera = reader if isinstance(reader, FrameInput) else None
     app = create_app(table, pin=pin, calibration_dir=calibration, camera=camera)
+    host, port, threads = o["host"], o["port"], o["threads"]
     try:
         server = create_server(
             app,
@@ -280,26 +229,17 @@ def command(
     click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
     click.echo(f"companion: journal {path}")
     sys.stdout.flush()
+    _publish(stack, table, o["hub_config"])
 
-    publisher = None
-    hub_path = hub_config or (
-        Path(os.environ["COMPANION_HUB_CONFIG"]) if os.environ.get("COMPANION_HUB_CONFIG") else None
+    ticker = Ticker(
+        table,
+        every=0.25,
+        each_second=(lambda: _clock_face(table),),
+        watchdog=watchdog_interval(),
+        notify=sd_notify,
+        on_error=lambda text: click.echo(text, err=True),
     )
-    if hub_path is not None:
-        from companion.hub.publisher import load_publish_config, start_publisher
-
-        try:
-            settings = load_publish_config(hub_path)
-            publisher = start_publisher(table, settings)
-        except (CompanionError, TypeError) as exc:
-            raise click.ClickException(f"cannot publish to the hub: {exc}") from None
-        click.echo(
-            f"companion: publishing as table {settings.table!r} (round {settings.round}) "
-            f"to {settings.host}:{settings.port}"
-        )
-
-    ticker = Ticker(table)
-    ticker.start()
+    stack.enter_context(ticker)
 
     def shutdown(signum: int, frame: FrameType | None) -> None:
         sd_notify("STOPPING=1")
@@ -308,17 +248,25 @@ def command(
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
     sd_notify("READY=1")
-    try:
+    with contextlib.suppress(OSError):  # the listening socket closes under run() on shutdown
         server.run()
-    except OSError:
-        pass  # the listening socket closed under run() on shutdown
-    finally:
-        if feeder is not None:
-            feeder.stop()
-        if camera is not None:
-            camera.stop()
-        ticker.stop()
-        if publisher is not None:
-            publisher.stop()
-        table.close()
-        journal.close()
+
+
+def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
+    """Publish the table to a hub when configured (``--hub-config`` or the environment)."""
+    env = os.environ.get("COMPANION_HUB_CONFIG")
+    hub_path = hub_config or (Path(env) if env else None)
+    if hub_path is None:
+        return
+    from companion.hub.publisher import load_publish_config, start_publisher
+
+    try:
+        settings = load_publish_config(hub_path)
+        publisher = start_publisher(table, settings)
+    except (CompanionError, TypeError) as exc:
+        raise click.ClickException(f"cannot publish to the hub: {exc}") from None
+    stack.callback(publisher.stop)
+    click.echo(
+        f"companion: publishing as table {settings.table!r} (round {settings.round}) "
+        f"to {settings.host}:{settings.port}"
+    )

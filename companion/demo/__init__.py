@@ -1,35 +1,34 @@
-"""The demo table: a real recorded game fed through the session at a readable pace.
+"""The demo games' material: the bundled Go record and the generators that play it.
 
-``companion serve --demo`` (or no camera) uses it so a new user sees a live game at once. The
-bundled ``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and
-``scripts/make_demo_game.py``).
+``companion serve --demo`` (or no camera) plays it so a new user sees a live game at once; the
+feeding itself is the observation loop's (:mod:`companion.runtime.demo`). The bundled
+``demo-game.sgf`` is GNU Go playing itself (see its ``GC`` and ``scripts/make_demo_game.py``).
 
-Where intents come from is one generator, chosen by ``feed``:
+Two generators, chosen by the demo's ``feed``:
 
-- ``"sensors"`` (the default, the whole loop): :func:`sensor_intents` plays the record on a
+- ``"sensors"`` (the default, the whole loop): :func:`sensor_scans` plays the record on a
   simulated magnetic sensor grid (:class:`~companion.sensors.simulated.SimulatedGrid`: noisy
-  readings, a hand hovering over the spot, captured stones taken off a moment later) and feeds
-  every scan to the real :class:`~companion.table.tracker.Tracker`, whose intents the session
-  applies. Passes are clock-button presses, as at a real table.
+  readings, a hand hovering over the spot, captured stones taken off a moment later); every
+  scan goes to the real :class:`~companion.table.tracker.Tracker`. Passes are clock-button
+  presses, as at a real table.
 - ``"record"``: :func:`record_intents` turns the record straight into the intents a tracker
   would send (for tests of the session alone).
 
-Both yield intents and :class:`Wait` markers (the pace); the consumer applies the intents.
+Both yield :class:`Wait` markers (the pace) among what they make; the consumer does the rest.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sgfmill import sgf
 
-from companion.errors import CompanionError, IllegalMove, RecordError
+from companion.errors import CompanionError, RecordError
 from companion.games.go import GoGame
+from companion.observation import Observation
 from companion.table import intents as it
-from companion.table.session import TableSession
 
 DEMO_GAME = Path(__file__).resolve().parent / "demo-game.sgf"
 
@@ -103,34 +102,47 @@ def _rows(board: tuple[int, ...]) -> tuple[str, ...]:
     return tuple("." if c < 0 else "BW"[c] for c in board)
 
 
-def sensor_intents(
-    record: DemoRecord, live: Callable[[], GoGame], *, scans_per_move: int = 4, seed: int = 0
-) -> Iterator[it.Intent | Wait]:
-    """The whole loop: the record played on a simulated sensor grid, read by the tracker.
+@dataclass(frozen=True)
+class Scan:
+    """One scan of the simulated sensor grid, at ``at`` seconds on the demo's own clock."""
 
-    ``live`` returns the session's game (the tracker reads it after each applied intent). Each
-    stone: a scan with the hand over the spot, then still scans until the tracker accepts it;
-    captured stones come off after a few scans. Raises CompanionError when the tracker cannot
-    follow the simulated table (which would be a tracker bug worth seeing).
+    observation: Observation
+    at: float
+
+
+def sensor_scans(
+    record: DemoRecord,
+    live: Callable[[], GoGame],
+    *,
+    scans_per_move: int = 4,
+    seed: int = 0,
+    start: float = 0.0,
+) -> Iterator[Scan | it.Intent | Wait]:
+    """The record played on a simulated sensor grid, scan by scan, for the tracker to read.
+
+    ``live`` returns the table's game: the consumer must have fed each scan through the tracker
+    (and applied its intents) before asking for the next item, as the observation loop does.
+    Each stone: a scan with the hand over the spot, then still scans until the game has the
+    move; captured stones come off after a few scans. Passes are clock-button presses. Raises
+    CompanionError when the game does not follow the simulated table (a tracker bug worth
+    seeing). ``start`` is the clock's first reading (scans are 0.1 s apart on it).
     """
     from companion.sensors.simulated import SimulatedGrid, Step
-    from companion.table.tracker import Tracker
 
-    t = [0.0]
+    t = [start]
 
     def clock() -> float:
         return t[0]
 
-    tracker = Tracker(live, still_time=0.2)
     step = 1.0 / (scans_per_move + 2)
 
-    def scan(grid: SimulatedGrid) -> Iterator[it.Intent | Wait]:
+    def scan(grid: SimulatedGrid) -> Iterator[Scan | Wait]:
         t[0] += 0.1
-        yield from tracker.update(grid.scan(), t[0])
+        yield Scan(grid.scan(), t[0])
         yield Wait(step)
 
-    start = len(live().moves)
-    for index, (player, point) in enumerate(record.moves[start:], start):
+    first = len(live().moves)
+    for index, (player, point) in enumerate(record.moves[first:], first):
         game = live()
         if len(game.moves) != index:
             raise CompanionError(f"the tracker lost the demo game at move {index + 1}")
@@ -170,127 +182,3 @@ def sensor_intents(
                 yield from scan(grid)
             for _ in range(scans_per_move):
                 yield from scan(grid)
-
-
-class DemoTable:
-    """Plays ``record`` into ``table`` on a thread, one move every ``delay`` seconds; at the end
-    it marks the recorded dead stones, both players agree, and after ``rest`` seconds a new
-    demo game starts. Resumes a half-played demo game after a restart."""
-
-    def __init__(
-        self,
-        table: TableSession,
-        record: DemoRecord | None = None,
-        *,
-        delay: float = 2.0,
-        rest: float = 20.0,
-        time_control: str | None = "byo:10m+3x30s",
-        loop: bool = True,
-        feed: str = "sensors",
-    ) -> None:
-        if feed not in ("sensors", "record"):
-            raise ValueError(f"demo feed is 'sensors' or 'record', not {feed!r}")
-        self.feed = feed
-        self.table = table
-        self.record = record or load_record()
-        self.delay = delay
-        self.rest = rest
-        self.time_control = time_control
-        self.loop = loop
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.error: BaseException | None = None
-
-    def __repr__(self) -> str:
-        return f"<DemoTable {len(self.record.moves)} moves every {self.delay}s>"
-
-    def _is_demo_game(self) -> bool:
-        try:
-            state = self.table.go_state()
-        except IllegalMove:
-            return False  # the table plays chess now
-        game = state.game
-        if game is None or state.started is None or state.started.topology != str(self.record.size):
-            return False
-        played = [(m.player, m.spot) for m in game.moves]
-        wanted = [
-            (p, None if pt is None else self.record.spot(game, pt))
-            for p, pt in self.record.moves[: len(played)]
-        ]
-        return played == wanted and state.phase != "over"
-
-    def new_game(self) -> None:
-        self.table.start_game(
-            "chinese",
-            str(self.record.size),
-            knobs={"komi": self.record.komi},
-            players=self.record.names,
-            time_control=self.time_control,
-        )
-
-    def _live(self) -> GoGame:
-        game = self.table.go_state().game
-        assert game is not None
-        return game
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="demo", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def done(self) -> bool:
-        """True once the thread has finished: the game played out (``loop=False``), stopped,
-        or failed (:attr:`error`)."""
-        return self._thread is not None and not self._thread.is_alive()
-
-    def _wait(self, seconds: float) -> bool:
-        return not self._stop.wait(seconds)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                if not self._is_demo_game():
-                    self.new_game()
-                self.play_out()
-                if not self.loop or not self._wait(self.rest):
-                    return
-                self.new_game()
-        except CompanionError as exc:  # a demo that cannot go on must not kill the table
-            self.error = exc
-
-    def play_out(self) -> None:
-        """Feed the rest of the record, then the cleanup (stops early when asked)."""
-        table = self.table
-        game = table.go_state().game
-        assert game is not None
-        if self.feed == "sensors":
-            items = sensor_intents(self.record, self._live)
-        else:
-            items = record_intents(self.record, game.copy())
-        for item in items:
-            if isinstance(item, Wait):
-                if not self._wait(item.moves * self.delay):
-                    return
-                continue
-            try:
-                table.apply(item)
-            except IllegalMove:
-                return  # someone changed the game by hand: leave it to them
-        if table.state.phase == "cleanup":
-            live = table.go_state().game
-            assert live is not None
-            for point in self.record.dead:
-                spot = self.record.spot(live, point)
-                if spot not in table.go_state().dead and live.board[spot] >= 0:
-                    if not self._wait(self.delay):
-                        return
-                    table.control("mark", spot=spot, mark="dead")
-            for player in live.active_players:
-                if not self._wait(self.delay):
-                    return
-                table.control("agree", player=player)

@@ -55,9 +55,16 @@ from companion.games.beyond_chess import (
     piece_letter,
     traditional,
 )
+from companion.limits import read_file
 
-_CELL = r"(?:[a-z]\d+|\[-?\d+,-?\d+\])"
-_CELL_RE = re.compile(r"([a-z])(\d+)|\[(-?\d+),(-?\d+)\]")
+# Numbers in cells, origins and counters have at most 6 digits: a cell past the grid's
+# LIMIT is refused by ``cell``, and a 5,000-digit number never reaches ``int``.
+_CELL = r"(?:[a-z]\d{1,6}|\[-?\d{1,6},-?\d{1,6}\])"
+_CELL_RE = re.compile(r"([a-z])(\d{1,6})|\[(-?\d{1,6}),(-?\d{1,6})\]")
+#: Move counters (halfmove, fullmove, bare=, shift runs) and setup files.
+MAX_COUNTER = 100_000
+MAX_SETUP_BYTES = 64 * 1024
+_COUNTERS = "the move counters must be numbers"
 _TURN_RE = re.compile(
     rf"(G)?({_CELL})({_CELL})(?:=([QRBNqrbn]))?(?:/({_CELL})({_CELL}))?",
 )
@@ -133,9 +140,9 @@ def _parse_rows(text: str) -> tuple[set[Cell], dict[Cell, int]]:
     origin = (0, 0)
     if "@" in text:
         text, _, at = text.partition("@")
-        m = re.fullmatch(r"(-?\d+),(-?\d+)", at)
+        m = re.fullmatch(r"(-?\d{1,6}),(-?\d{1,6})", at)
         if m is None:
-            raise PositionError(f"origin {at!r} is not x,y")
+            raise PositionError(f"origin {at[:20]!r} is not x,y")
         origin = (int(m.group(1)), int(m.group(2)))
     rows = text.split("/")
     squares: set[Cell] = set()
@@ -144,7 +151,7 @@ def _parse_rows(text: str) -> tuple[set[Cell], dict[Cell, int]]:
     for i, row in enumerate(rows):
         y = top - i
         x = origin[0]
-        for m in re.finditer(r"\d+|.", row):
+        for m in re.finditer(r"\d{1,6}|.", row):
             tok = m.group()
             if tok.isdigit():
                 run = int(tok)
@@ -272,10 +279,11 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
     turn = WHITE if plain[1] == "w" else BLACK
     castling = _parse_castling(plain[2], pieces) if len(plain) > 2 else set()
     ep = None if len(plain) < 4 or plain[3] == "-" else parse_cell(plain[3])
-    try:
-        halfmove, fullmove = (int(plain[4]), int(plain[5])) if len(plain) == 6 else (0, 1)
-    except ValueError:
-        raise PositionError("the move counters must be numbers") from None
+    halfmove, fullmove = (
+        (_counter(plain[4], _COUNTERS), _counter(plain[5], _COUNTERS))
+        if len(plain) == 6
+        else (0, 1)
+    )
     fresh = _default_fresh(pieces)
     if "fresh" in keys:
         fresh = set() if keys["fresh"] == "-" else {parse_cell(t) for t in keys["fresh"].split(",")}
@@ -285,20 +293,17 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
         pieces[c] |= FRESH
     promotion_rows = (7, 0)
     if "promote" in keys:
-        m = re.fullmatch(r"(-?\d+),(-?\d+)", keys["promote"])
+        m = re.fullmatch(r"(-?\d{1,6}),(-?\d{1,6})", keys["promote"])
         if m is None:
             raise PositionError("promote= takes two row numbers, white's then black's")
         promotion_rows = (int(m.group(1)) - 1, int(m.group(2)) - 1)
     last_shift, run = None, 0
     if "shifts" in keys:
-        m = re.fullmatch(rf"({_CELL})({_CELL}):(\d+)", keys["shifts"])
+        m = re.fullmatch(rf"({_CELL})({_CELL}):(\d{{1,6}})", keys["shifts"])
         if m is None:
             raise PositionError("shifts= takes the last shift and its run, like d3d2:3")
         last_shift, run = (parse_cell(m.group(1)), parse_cell(m.group(2))), int(m.group(3))
-    try:
-        bare = int(keys.get("bare", "0"))
-    except ValueError:
-        raise PositionError("bare= takes a number") from None
+    bare = _counter(keys.get("bare", "0"), "bare= takes a number")
     position = cls(
         squares=squares,
         pieces=pieces,
@@ -319,6 +324,13 @@ def parse_position(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChe
     else:
         position.first_turn = cls.shifting and _is_traditional_start(position)
     return position
+
+
+def _counter(text: str, what: str) -> int:
+    """A move counter: a whole number 0..MAX_COUNTER (not a 400-digit one)."""
+    if not re.fullmatch(r"\d{1,6}", text) or int(text) > MAX_COUNTER:
+        raise PositionError(f"{what} 0..{MAX_COUNTER}, not {text[:20]!r}")
+    return int(text)
 
 
 def parse_fen(fen: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
@@ -373,6 +385,8 @@ may castle; each side promotes on the row where the other side's king starts."""
 
 def parse_setup(text: str, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     """A custom setup (format: :data:`SETUP_HELP`) -> the opening position; PositionError."""
+    if len(text) > MAX_SETUP_BYTES:
+        raise PositionError(f"a setup is at most {MAX_SETUP_BYTES} characters, not {len(text)}")
     blocks: dict[str, list[tuple[int, str]]] = {}
     current: str | None = None
     for number, raw in enumerate(text.splitlines(), 1):
@@ -475,10 +489,11 @@ def setup_text(position: BeyondChess, *, black_rows: int | None = None) -> str:
 
 def load_setup(path: str | Path, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     """Read a setup file; raises PositionError (naming the file) if it cannot be a game."""
+    data = read_file(path, limit=MAX_SETUP_BYTES, error=PositionError, what="setup file")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PositionError(f"cannot read setup {path}: {exc}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PositionError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
     try:
         return parse_setup(text, cls)
     except PositionError as exc:

@@ -33,11 +33,22 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import MapError
+from companion.limits import MB, parse_json, read_file
 
 MAP_FORMAT = "companion-map"
 MAP_VERSION = 1
 MIN_GRID = 2
 MAX_GRID = 25
+#: Layers of a stacked board: real ones have 2; more than 8 would only slow the table down.
+MAX_LAYERS = 8
+#: Spots on a map (a 25x25x8 lattice has 5,000).
+MAX_SPOTS = 20_000
+#: Links on a map: a spot has a handful of neighbours.
+MAX_LINKS = 8 * MAX_SPOTS
+#: A map file (a 20,000-spot map is about 1.5 MB).
+MAX_MAP_BYTES = 4 * MB
+#: Map coordinates are for drawing: anything beyond this is a broken file.
+MAX_COORD = 1e6
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,8 +137,8 @@ def _lattice(layers: int, width: int, height: int, name: str) -> Topology:
     for what, value in (("width", width), ("height", height)):
         if not MIN_GRID <= value <= MAX_GRID:
             raise MapError(f"{what} {value} is outside {MIN_GRID}..{MAX_GRID}")
-    if layers < 1:
-        raise MapError(f"a board needs at least one layer, not {layers}")
+    if not 1 <= layers <= MAX_LAYERS:
+        raise MapError(f"{layers} layers: a stacked board has 1..{MAX_LAYERS}")
     ids: list[str] = []
     xy: list[tuple[float, float]] = []
     layer_of: list[int] = []
@@ -207,12 +218,7 @@ def _link_where(text: str, n: int) -> str:
 
 def parse_map(text: str, *, name: str = "map") -> Topology:
     """Build a topology from map-file text; raises MapError naming the line or spot at fault."""
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MapError(
-            f"{name}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+    data: Any = parse_json(text, name=name, error=MapError, limit=MAX_MAP_BYTES)
     if not isinstance(data, dict):
         raise MapError(f"{name}: a map file is a JSON object")
     unknown = set(data) - {"format", "version", "name", "spots", "links", "description"}
@@ -228,6 +234,8 @@ def parse_map(text: str, *, name: str = "map") -> Topology:
     spots = data.get("spots")
     if not isinstance(spots, list) or not spots:
         raise MapError(f"{name}: a map needs at least one spot in 'spots'")
+    if len(spots) > MAX_SPOTS:
+        raise MapError(f"{name}: {len(spots)} spots; a map has at most {MAX_SPOTS}")
     ids: list[str] = []
     xy: list[tuple[float, float]] = []
     layer_of: list[int] = []
@@ -238,17 +246,28 @@ def parse_map(text: str, *, name: str = "map") -> Topology:
         spot_id = spot.get("id")
         if not isinstance(spot_id, str) or not spot_id:
             raise MapError(f"{name}: spot #{n + 1} has no string 'id'")
-        where = _where(text, f'"{spot_id}"')
+        # The line is looked up only for an error: a search per spot made loading quadratic.
+        quoted = '"' + spot_id + '"'
         extra = set(spot) - {"id", "x", "y", "layer"}
         if extra:
+            where = _where(text, quoted)
             raise MapError(f"{name}: spot {spot_id!r}{where}: unknown key {sorted(extra)[0]!r}")
         if spot_id in index:
-            raise MapError(f"{name}: duplicate spot {spot_id!r}{where}")
+            raise MapError(f"{name}: duplicate spot {spot_id!r}{_where(text, quoted)}")
         x, y, layer = spot.get("x", 0.0), spot.get("y", 0.0), spot.get("layer", 0)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
-            raise MapError(f"{name}: spot {spot_id!r}{where}: x and y must be numbers")
-        if not isinstance(layer, int) or isinstance(layer, bool) or layer < 0:
-            raise MapError(f"{name}: spot {spot_id!r}{where}: layer must be a whole number >= 0")
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_COORD
+            for v in (x, y)
+        ):
+            raise MapError(
+                f"{name}: spot {spot_id!r}{_where(text, quoted)}: x and y must be "
+                f"numbers within +-{MAX_COORD:g}"
+            )
+        if not isinstance(layer, int) or isinstance(layer, bool) or not 0 <= layer < MAX_SPOTS:
+            raise MapError(
+                f"{name}: spot {spot_id!r}{_where(text, quoted)}: layer must be a "
+                f"whole number 0..{MAX_SPOTS - 1}"
+            )
         index[spot_id] = len(ids)
         ids.append(spot_id)
         xy.append((float(x), float(y)))
@@ -256,6 +275,8 @@ def parse_map(text: str, *, name: str = "map") -> Topology:
     links = data.get("links", [])
     if not isinstance(links, list):
         raise MapError(f"{name}: 'links' must be a list of [id, id] pairs")
+    if len(links) > MAX_LINKS:
+        raise MapError(f"{name}: {len(links)} links; a map has at most {MAX_LINKS}")
     adjacency: list[set[int]] = [set() for _ in ids]
     for n, link in enumerate(links):
         if not (
@@ -291,10 +312,11 @@ def parse_map(text: str, *, name: str = "map") -> Topology:
 def load_map(path: str | Path) -> Topology:
     """Read a map file (see the module docstring); raises MapError for a malformed one."""
     path = Path(path)
+    data = read_file(path, limit=MAX_MAP_BYTES, error=MapError, what="map file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapError(f"{path}: cannot read map file: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MapError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
     return parse_map(text, name=path.stem)
 
 
@@ -330,17 +352,20 @@ def from_spec(spec: str) -> Topology:
         return load_map(maps[text])
     if text == "stacked":
         return stacked()
-    parts = text.split("x")
-    if all(p.isdigit() for p in parts):
-        numbers: Sequence[int] = [int(p) for p in parts]
+    if re.fullmatch(r"[0-9]{1,6}(?:x[0-9]{1,6}){0,2}", text):
+        numbers: Sequence[int] = [int(p) for p in text.split("x")]
         if len(numbers) == 1:
             return grid(numbers[0])
         if len(numbers) == 2:
             return grid(numbers[0], numbers[1])
         if len(numbers) == 3:
             return stacked(numbers[0], numbers[1], numbers[2])
-    if Path(spec).exists():
+    try:
+        is_file = len(spec) < 4096 and Path(spec).exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        is_file = False
+    if is_file:
         return load_map(spec)
     raise MapError(
-        f"unknown board {spec!r}: give 19, 13x9, stacked, 2x9x9, a map name or a map file"
+        f"unknown board {spec[:40]!r}: give 19, 13x9, stacked, 2x9x9, a map name or a map file"
     )

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from companion.errors import HubError
+from companion.limits import MB, parse_json
 
 VERSION = 1
 ROOT = f"companion/v{VERSION}"
@@ -254,6 +255,10 @@ class RecordMessage(Message):
 
 # --- decoding ---------------------------------------------------------------------------------
 
+#: A payload: a state message holds every event of the game in progress (10,000 moves of about
+#: 150 bytes each), a record message the record file.
+MAX_PAYLOAD_BYTES = 4 * MB
+
 _TABLE_TOPIC = re.compile(rf"{re.escape(ROOT)}/tables/([^/]+)/(status|state|events)")
 _RECORD_TOPIC = re.compile(rf"{re.escape(ROOT)}/records/([^/]+)/([^/]+)/([^/]+)")
 _KIND_OF_LEVEL = {"status": "status", "state": "state", "events": "event"}
@@ -269,6 +274,13 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
             f"{where}: {key!r} is {value!r}, not a {' or '.join(k.__name__ for k in kinds)}"
         )
     return value
+
+
+def _optional(
+    data: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str
+) -> Any:
+    """``data[key]`` checked like :func:`_get` when present (or null), else ``default``."""
+    return default if data.get(key) is None else _get(data, key, kind, where)
 
 
 def _number(value: Any) -> float | None:
@@ -288,10 +300,7 @@ def decode(topic: str, payload: bytes | bytearray) -> Message:
     if m is None and r is None:
         raise HubError(f"{topic!r} is not a companion v{VERSION} topic")
     where = topic
-    try:
-        data = json.loads(bytes(payload).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise HubError(f"{where}: payload is not JSON ({exc})") from None
+    data = parse_json(payload, name=where, error=HubError, limit=MAX_PAYLOAD_BYTES)
     if not isinstance(data, dict):
         raise HubError(f"{where}: payload is not a JSON object")
     version = data.get("v")
@@ -349,14 +358,16 @@ def decode(topic: str, payload: bytes | bytearray) -> Message:
             format=_get(data, "format", str, where),
             filename=_get(data, "filename", str, where),
             text=_get(data, "text", str, where),
-            over=bool(data.get("over", False)),
+            over=bool(_optional(data, "over", bool, False, where)),
             result=data.get("result") if isinstance(data.get("result"), str) else None,
-            players=tuple(str(p) for p in data.get("players") or ()),
-            rules=str(data.get("rules", "")),
-            board=str(data.get("board", "")),
-            moves=int(data.get("moves", 0)),
-            started=float(data.get("started", 0.0)),
+            players=tuple(_optional(data, "players", list, [], where)),
+            rules=str(_optional(data, "rules", str, "", where)),
+            board=str(_optional(data, "board", str, "", where)),
+            moves=int(_optional(data, "moves", int, 0, where)),
+            started=float(_optional(data, "started", (int, float), 0.0, where)),
         )
+        if not all(isinstance(p, str) for p in record.players):
+            raise HubError(f"{where}: players must be names (text)")
         if (r[1], r[3]) != (str(record.round), str(record.game)):
             raise HubError(f"{where}: payload says round {record.round} game {record.game}")
         if record.format not in RECORD_FORMATS:

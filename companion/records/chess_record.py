@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from companion.errors import IllegalTurn, PositionError, RecordError
 from companion.games.beyond_chess import (
@@ -41,12 +42,17 @@ from companion.games.beyond_chess_notation import (
     position_text,
     turn_text,
 )
+from companion.limits import read_file
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _TOKEN_RE = re.compile(r"\{[^}]*\}|\d+\.(?:\.\.)?|\S+")
-_CLOCK_RE = re.compile(r"\[%clk\s+(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)\]")
+# At most 99,999 hours and microseconds: a huge [%clk] is unreadable, not a giant float.
+_CLOCK_RE = re.compile(r"\[%clk\s+(\d{1,5}):(\d{1,2}):(\d{1,2}(?:\.\d{1,6})?)\]")
+#: A record file (a long game is a few KB) and the turns in one record.
+MAX_CHESS_RECORD_BYTES = 1024 * 1024
+MAX_TURNS = 5_000
 
 
 @dataclass
@@ -152,6 +158,8 @@ def write_record(record: ChessRecord) -> str:
 
 def read_record(text: str) -> ChessRecord:
     """PGN-like text -> a record; raises RecordError naming the line or turn at fault."""
+    if len(text) > MAX_CHESS_RECORD_BYTES:
+        raise RecordError(f"a record is at most {MAX_CHESS_RECORD_BYTES} characters")
     record = ChessRecord()
     lines = text.splitlines()
     i = 0
@@ -181,13 +189,15 @@ def read_record(text: str) -> ChessRecord:
                 record.clocks[-1] = int(h) * 3600 + int(mi) * 60 + float(s)
                 inner = (inner[: clock.start()] + inner[clock.end() :]).strip()
             elif "%clk" in inner:
-                raise RecordError(f"turn {len(record.turns)}: unreadable clock {tok!r}")
+                raise RecordError(f"turn {len(record.turns)}: unreadable clock {tok[:40]!r}")
             record.comments[-1] = inner
         elif re.fullmatch(r"\d+\.(?:\.\.)?", tok):
             continue
         elif tok in RESULTS:
             result = tok
         else:
+            if len(record.turns) >= MAX_TURNS:
+                raise RecordError(f"more than {MAX_TURNS} turns in one record")
             try:
                 record.add(parse_turn(tok))
             except PositionError as exc:
@@ -199,6 +209,19 @@ def read_record(text: str) -> ChessRecord:
         raise RecordError(f"the Result tag says {tagged} but the movetext ends {result}")
     record.tags["Result"] = result
     return record
+
+
+def load_record(path: str | Path) -> ChessRecord:
+    """Read a record file (bounded, UTF-8); RecordError naming the file, never OSError."""
+    data = read_file(path, limit=MAX_CHESS_RECORD_BYTES, error=RecordError, what="chess record")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
+    try:
+        return read_record(text)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,17 @@ import tempfile
 from pathlib import Path
 
 from companion.errors import RecordError
-from companion.records.json_record import read_json_record, write_json_record
+from companion.limits import read_file
+from companion.records.json_record import (
+    MAX_JSON_RECORD_BYTES,
+    read_json_record,
+    write_json_record,
+)
 from companion.records.record import GameRecord
-from companion.records.sgf import read_sgf, write_sgf
+from companion.records.sgf import MAX_SGF_BYTES, read_sgf, write_sgf
+
+#: The largest record file read at all (each format then applies its own limit).
+MAX_RECORD_BYTES = max(MAX_SGF_BYTES, MAX_JSON_RECORD_BYTES)
 
 
 def parse_record(data: bytes, *, name: str = "record") -> GameRecord:
@@ -27,10 +35,7 @@ def parse_record(data: bytes, *, name: str = "record") -> GameRecord:
 def load_record(path: str | Path) -> GameRecord:
     """Read a record file; RecordError (never OSError) when it cannot be read or understood."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    data = read_file(path, limit=MAX_RECORD_BYTES, error=RecordError, what="record")
     return parse_record(data, name=str(path))
 
 

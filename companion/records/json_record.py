@@ -50,6 +50,9 @@ from typing import Any
 from companion.errors import MapError, RecordError
 from companion.games.go import Move
 from companion.games.topology import (
+    MAX_GRID,
+    MAX_LAYERS,
+    MIN_GRID,
     Topology,
     bundled_maps,
     dump_map,
@@ -58,11 +61,17 @@ from companion.games.topology import (
     parse_map,
     stacked,
 )
+from companion.limits import MAX_NUMBER, MB, parse_json
 from companion.records.record import ClockReading, GameRecord, MoveInfo
 
 FORMAT = "companion-game"
 VERSION = 1
 _KINDS = ("play", "pass", "skip", "resign")
+#: A record file: 10,000 moves with clocks and an embedded 20,000-spot map fit in it.
+MAX_JSON_RECORD_BYTES = 8 * MB
+#: Moves in one record, and players in one game (GoBeyond is played by 2 to a handful).
+MAX_MOVES = 10_000
+MAX_PLAYERS = 16
 
 
 class _Reader:
@@ -85,9 +94,11 @@ class _Reader:
     def number(self, value: Any, where: str, *, whole: bool = False, null: bool = True) -> Any:
         if value is None and null:
             return None
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and not -MAX_NUMBER <= value <= MAX_NUMBER:
+            raise self.fail(where, f"{value!r} is out of range")
         if whole and isinstance(value, int) and not isinstance(value, bool):
             return value
-        number = isinstance(value, int | float) and not isinstance(value, bool)
         if not whole and number and math.isfinite(value):
             return float(value)
         raise self.fail(where, f"must be a {'whole ' if whole else ''}number, not {value!r}")
@@ -127,6 +138,15 @@ class _Reader:
     def board(self, value: Any) -> Topology:
         data = self.obj(value, "board", {"kind", "width", "height", "layers", "name", "map"})
         kind = data.get("kind")
+        # Refused before anything is built: 100,000 layers must not be allocated first.
+        for key, low, top in (
+            ("width", MIN_GRID, MAX_GRID),
+            ("height", MIN_GRID, MAX_GRID),
+            ("layers", 1, MAX_LAYERS),
+        ):
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= top:
+                raise self.fail("board", f"{key} {value} is outside {low}..{top}")
         try:
             if kind == "grid":
                 return grid(
@@ -141,12 +161,13 @@ class _Reader:
                 )
             if kind == "map":
                 if "map" in data:
-                    return parse_map(json.dumps(data["map"]), name=str(data.get("name") or "map"))
+                    name = self.text(data.get("name"), "board.name") or "map"
+                    return parse_map(json.dumps(data["map"]), name=name)
                 maps = bundled_maps()
-                name = data.get("name")
-                if name not in maps:
-                    raise self.fail("board.name", f"no bundled map {name!r} (embed the map)")
-                return load_map(maps[name])
+                bundled = data.get("name")
+                if not isinstance(bundled, str) or bundled not in maps:
+                    raise self.fail("board.name", f"no bundled map {bundled!r} (embed the map)")
+                return load_map(maps[bundled])
         except MapError as exc:
             raise self.fail("board", str(exc)) from None
         raise self.fail("board.kind", f"must be grid, stacked or map, not {kind!r}")
@@ -209,8 +230,10 @@ class _Reader:
         if suicide is not None and not isinstance(suicide, bool):
             raise self.fail("rules.suicide", "must be true, false or null")
         players = top.get("players")
-        if not isinstance(players, list) or len(players) < 2:
-            raise self.fail("players", "must be a list of at least two players")
+        if not isinstance(players, list) or not 2 <= len(players) <= MAX_PLAYERS:
+            raise self.fail(
+                "players", f"must be a list of at least two players (at most {MAX_PLAYERS})"
+            )
         names = tuple(
             self.text(self.obj(p, f"players[{n}]", {"name"}).get("name"), f"players[{n}].name")
             for n, p in enumerate(players)
@@ -248,6 +271,8 @@ class _Reader:
         moves = top.get("moves", [])
         if not isinstance(moves, list):
             raise self.fail("moves", "must be a list")
+        if len(moves) > MAX_MOVES:
+            raise self.fail("moves", f"{len(moves)} moves; a record holds at most {MAX_MOVES}")
         for n, item in enumerate(moves):
             move, info = self.move(item, f"moves[{n}]", record)
             record.moves.append(move)
@@ -261,15 +286,7 @@ def read_json_record(data: str | bytes, *, name: str = "JSON record") -> GameRec
 
     Raises RecordError naming the line (for broken JSON) or the key (for a bad value).
     """
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        parsed = json.loads(text)
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"{name}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+    parsed = parse_json(data, name=name, error=RecordError, limit=MAX_JSON_RECORD_BYTES)
     return _Reader(name).record(parsed)
 
 

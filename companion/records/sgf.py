@@ -44,6 +44,8 @@ from companion.errors import MapError, RecordError
 from companion.games.go import BLACK, EMPTY, WHITE, KoRule, Move
 from companion.games.rules import find_rules
 from companion.games.topology import MAX_GRID, Topology, grid
+from companion.limits import MAX_NUMBER, MB
+from companion.records.json_record import MAX_MOVES
 from companion.records.record import ClockReading, GameRecord, MoveInfo
 
 #: SGF ``RU`` values (lower case) -> preset and the knobs that rule set implies.
@@ -69,6 +71,13 @@ _ROOT_KNOWN = {
     "C", "XRULES", "XKO", "XSUICIDE", "XSTONES",
 }  # fmt: skip
 _NODE_KNOWN = {"B", "W", "BL", "WL", "OB", "OW", "C", "XT", "XSKIP", "XRESIGN"}
+#: Codecs that decode bytes to text but are not character sets a file could be written in.
+_NOT_CHARSETS = {"undefined", "punycode", "idna", "unicode_escape", "raw_unicode_escape"}
+#: An SGF file: real games are a few KB; sgfmill's parser needs about 100 bytes of memory
+#: and a microsecond per byte, so 1 MB parses in about a second within 100 MB.
+MAX_SGF_BYTES = 1 * MB
+#: Characters in one numeric value, and the magnitude of any number (times, komi, counts).
+MAX_NUMBER_CHARS = 32
 
 
 @functools.lru_cache(maxsize=32)
@@ -110,7 +119,7 @@ class _Reader:
     def decode(self, raw: bytes, what: str) -> str:
         try:
             return raw.decode(self.charset)
-        except UnicodeDecodeError:
+        except UnicodeError:
             if not self.charset_given:
                 self.warnings.append(f"{what}: not UTF-8, read as Latin-1")
                 return raw.decode("latin-1")
@@ -123,13 +132,21 @@ class _Reader:
         return self.decode(value, ident)
 
     def number(self, raw: bytes, what: str, *, real: bool = False) -> float:
+        """A number within +-:data:`MAX_NUMBER` (a 400-digit ``OB`` is refused, not overflowed)."""
+        text = raw.strip().replace(b",", b".")
         try:
-            text = raw.strip().replace(b",", b".")
-            return sgf_properties.interpret_real(text) if real else float(int(text))
-        except ValueError:
-            value = raw.decode("latin-1")
+            if len(text) > MAX_NUMBER_CHARS:
+                raise ValueError("too long")
+            value = sgf_properties.interpret_real(text) if real else float(int(text))
+            if not abs(value) <= MAX_NUMBER:
+                raise ValueError("out of range")
+            return value
+        except (ValueError, OverflowError):
+            value_text = raw[:24].decode("latin-1") + ("..." if len(raw) > 24 else "")
             kind = "number" if real else "whole number"
-            raise self.fail(f"{what}[{value}] is not a {kind}") from None
+            raise self.fail(
+                f"{what}[{value_text}] is not a {kind} within +-{MAX_NUMBER:g}"
+            ) from None
 
     def point(self, raw: bytes, what: str) -> int:
         value = raw.decode("latin-1")
@@ -141,6 +158,8 @@ class _Reader:
         return self.topology.spot(row, col)
 
     def points(self, values: Sequence[bytes], what: str) -> list[int]:
+        if len(values) > len(self.topology):  # each names a point or more: a board's worth
+            raise self.fail(f"{what}: {len(values)} values, more than the board has points")
         found: list[int] = []
         for raw in values:
             first, colon, second = raw.partition(b":")
@@ -177,12 +196,13 @@ class _Reader:
         if "GM" in root and root["GM"][0].strip() not in (b"1", b""):
             raise self.fail(f"GM[{root['GM'][0].decode('latin-1')}] is not a game of Go")
         if "CA" in root and not self.text_input:
-            name = root["CA"][0].decode("latin-1").strip()
-            try:
-                self.charset = codecs.lookup(name).name
-                self.charset_given = True
-            except LookupError:
+            name = root["CA"][0][:40].decode("latin-1").strip()
+            charset = text_codec(name)
+            if charset is None:
                 self.warnings.append(f"CA[{name}]: unknown character set, read as UTF-8")
+            else:
+                self.charset = charset
+                self.charset_given = True
         if "SZ" in root:
             raw = root["SZ"][0].decode("latin-1").strip()
             width, colon, height = raw.partition(":")
@@ -362,6 +382,25 @@ def _merge(a: MoveInfo, b: MoveInfo) -> MoveInfo:
     )
 
 
+def text_codec(name: str) -> str | None:
+    """The codec a ``CA`` value names, if it is a real character set; else None.
+
+    Python's codec registry also holds transforms (``rot13``, ``hex``, ``base64``, ``zlib``),
+    escapes and ``undefined``: a file naming one is read as if its ``CA`` were unknown.
+    """
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    try:
+        b"".decode(info.name)
+    except (UnicodeError, ValueError, TypeError):
+        return None
+    return info.name
+
+
 def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     """Read the first game of an SGF file (main line only) into a :class:`GameRecord`.
 
@@ -372,10 +411,14 @@ def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
     no SGF data, truncated data, a bad point, a bad number, setup stones during play.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if len(raw) > MAX_SGF_BYTES:
+        raise RecordError(f"{name}: {len(raw)} bytes is over the SGF limit of {MAX_SGF_BYTES}")
     if not raw.strip():
         raise RecordError(f"{name}: the file is empty")
     try:
         trees = sgf_grammar.parse_sgf_collection(raw)
+    except RecursionError:
+        raise RecordError(f"{name}: variations nested too deeply") from None
     except ValueError as exc:
         message = str(exc).removeprefix("error parsing game 0: ")
         raise RecordError(f"{name}: not a valid SGF file: {message}") from None
@@ -393,6 +436,8 @@ def read_sgf(data: bytes | str, *, name: str = "SGF") -> GameRecord:
         tree = tree.children[0]
     if dropped:
         reader.warnings.append(f"{dropped} variation(s) left out: main line only")
+    if len(sequence) > MAX_MOVES + 1:
+        raise RecordError(f"{name}: {len(sequence) - 1} nodes; a record holds at most {MAX_MOVES}")
     return reader.record(sequence)
 
 

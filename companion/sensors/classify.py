@@ -19,7 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.errors import CalibrationError
+from companion.limits import MB, parse_json, read_file
 from companion.observation import BLACK, EMPTY, UNKNOWN, WHITE
+
+#: A sensor calibration file (two numbers per sensor: a few KB).
+MAX_CALIBRATION_BYTES = 1 * MB
 
 
 @dataclass(frozen=True)
@@ -170,15 +174,14 @@ class Calibration:
         """Read a file written by :meth:`save`. CalibrationError if missing, malformed, or not
         for a grid of ``sensors`` points / this ``label``."""
         p = Path(path)
+        raw = read_file(p, limit=MAX_CALIBRATION_BYTES, error=CalibrationError, what="calibration")
+        data = parse_json(raw, name=str(p), error=CalibrationError, limit=MAX_CALIBRATION_BYTES)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-            if data.get("format") != "companion-hall-calibration":
+            if not isinstance(data, dict) or data.get("format") != "companion-hall-calibration":
                 raise ValueError("not a Hall-grid calibration")
             baseline = tuple(None if b is None else float(b) for b in data["baseline"])
             noise = tuple(float(v) for v in data["noise"])
             found = str(data.get("label", ""))
-        except OSError as exc:
-            raise CalibrationError(f"cannot read calibration {p}: {exc.strerror or exc}") from exc
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CalibrationError(f"{p}: malformed calibration ({exc})") from exc
         if len(noise) != len(baseline):

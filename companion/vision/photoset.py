@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
+from companion.vision import imagefile
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
@@ -41,21 +41,13 @@ class LabelledPhoto:
 
 
 def load_image(path: str | Path) -> NDArray[np.uint8]:
-    """A BGR image from a file, pixels as stored; :class:`VisionError` if missing or unreadable.
+    """A BGR image from a file, pixels as stored; :class:`VisionError` if missing, unreadable or
+    over the pixel limit (read from the header first: see :mod:`companion.vision.imagefile`).
 
     EXIF orientation is ignored on purpose: labels, corners and the camera all speak of the
     image as stored, and a phone's rotation flag would silently turn the board.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise VisionError("no such file")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = (
-        cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
-    )
-    if image is None:
-        raise VisionError("not an image file OpenCV can read")
-    return image
+    return imagefile.load_image(path)
 
 
 def parse_label(text: str, *, name: str = "label") -> tuple[str, ...]:

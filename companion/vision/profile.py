@@ -37,7 +37,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import CalibrationError, CompanionError
-from companion.games.topology import Topology, from_spec
+from companion.games.topology import MAX_GRID, MAX_LAYERS, MAX_SPOTS, MIN_GRID, Topology, from_spec
+from companion.limits import MB, number, parse_json, read_file
 from companion.observation import Observation
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
@@ -321,66 +322,133 @@ def grid_alignment(gray: NDArray[np.uint8], reg: GridRegion) -> float:
     return float(np.percentile(diff, 75))
 
 
-def _check_keys(data: dict[str, Any], allowed: set[str], where: str) -> None:
+def _check_keys(data: Any, allowed: set[str], where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{where}: must be an object")
     extra = set(data) - allowed
     if extra:
-        raise CalibrationError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+        raise CalibrationError(f"{where}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    return data
+
+
+#: A profile file: a 5,000-spot board's empty patches take about 0.5 MB of base64.
+MAX_PROFILE_BYTES = 8 * MB
+#: Frames are at most this many pixels a side (a 12 MP camera gives 4056 x 3040).
+MAX_IMAGE_SIDE = 20_000
+
+
+def _num(value: Any, where: str, low: float, high: float, *, whole: bool = False) -> Any:
+    return number(value, where=where, error=CalibrationError, low=low, high=high, whole=whole)
+
+
+def _list(value: Any, where: str, *, size: int | None = None, most: int = MAX_SPOTS) -> list[Any]:
+    if not isinstance(value, list):
+        raise CalibrationError(f"{where}: must be a list")
+    if size is not None and len(value) != size:
+        count = {2: "two", 4: "four"}.get(size, str(size))
+        raise CalibrationError(f"{where}: must hold {count} values, not {len(value)}")
+    if len(value) > most:
+        raise CalibrationError(f"{where}: {len(value)} entries, at most {most}")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or len(value) > 1000:
+        raise CalibrationError(f"{where}: must be text (at most 1000 characters)")
+    return value
+
+
+def _points(value: Any, where: str, reach: float, *, size: int | None = None) -> tuple[Any, ...]:
+    return tuple(
+        (
+            float(_num(xy[0], f"{where}[{i}].x", -reach, reach)),
+            float(_num(xy[1], f"{where}[{i}].y", -reach, reach)),
+        )
+        for i, xy in enumerate(_list(value, where, size=size))
+        if _list(xy, f"{where}[{i}]", size=2)
+    )
+
+
+def _grid_region(r: dict[str, Any], where: str, reach: float) -> GridRegion:
+    _check_keys(r, _GRID_KEYS, where)
+    corners = _points(r.get("corners"), f"{where}.corners", reach, size=4)
+    as_corners(corners)
+    off = _check_keys(r.get("offset", {}), {"a", "b"}, f"{where}.offset")
+    b = _list(off.get("b", [0.0, 0.0]), f"{where}.offset.b", size=2)
+    return GridRegion(
+        corners=corners,
+        width=int(_num(r.get("width"), f"{where}.width", MIN_GRID, MAX_GRID, whole=True)),
+        height=int(_num(r.get("height"), f"{where}.height", MIN_GRID, MAX_GRID, whole=True)),
+        layer=int(_num(r.get("layer", 0), f"{where}.layer", 0, MAX_LAYERS - 1, whole=True)),
+        offset=Offset(
+            float(_num(off.get("a", 0.0), f"{where}.offset.a", -1e3, 1e3)),
+            (  # type: ignore[arg-type]
+                float(_num(b[0], f"{where}.offset.b[0]", -reach, reach)),
+                float(_num(b[1], f"{where}.offset.b[1]", -reach, reach)),
+            ),
+        ),
+    )
 
 
 def parse_profile(data: Any, *, name: str = "profile") -> Profile:
-    """A :class:`Profile` from parsed JSON; :class:`CalibrationError` if anything is off."""
+    """A :class:`Profile` from parsed JSON; :class:`CalibrationError` if anything is off.
+
+    Every number is checked for type and range before it is used (a corner at 1e308, a spot at
+    -Infinity, 100,000 layers are refused), so nothing is built from a value out of bounds.
+    """
     try:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CalibrationError(f"{name}: not a {FORMAT} file")
         if data.get("version") != VERSION:
             raise CalibrationError(f"{name}: version {data.get('version')!r} is not {VERSION}")
         _check_keys(data, _TOP_KEYS, name)
-        board = str(data["board"])
-        w, h = (int(v) for v in data["image_size"])
+        board = _text(data.get("board"), f"{name}: board")
+        size = _list(data.get("image_size"), f"{name}: image_size", size=2)
+        w, h = (int(_num(v, f"{name}: image_size", 16, MAX_IMAGE_SIDE, whole=True)) for v in size)
+        reach = 10.0 * max(w, h)  # corners and spots may lie a little outside the frame
         regions: list[GridRegion | SpotRegion] = []
-        for i, r in enumerate(data["regions"]):
+        for i, r in enumerate(_list(data.get("regions"), f"{name}: regions", most=MAX_LAYERS)):
             where = f"{name}: region {i}"
+            if not isinstance(r, dict):
+                raise CalibrationError(f"{where}: must be an object")
             if r.get("kind") == "grid":
-                _check_keys(r, _GRID_KEYS, where)
-                corners = tuple((float(x), float(y)) for x, y in r["corners"])
-                as_corners(corners)
-                off = r.get("offset", {})
-                regions.append(
-                    GridRegion(
-                        corners=corners,
-                        width=int(r["width"]),
-                        height=int(r["height"]),
-                        layer=int(r.get("layer", 0)),
-                        offset=Offset(
-                            float(off.get("a", 0.0)), tuple(float(v) for v in off.get("b", [0, 0]))
-                        ),  # type: ignore[arg-type]
-                    )
-                )
+                regions.append(_grid_region(r, where, reach))
             elif r.get("kind") == "spots":
                 _check_keys(r, _SPOT_KEYS, where)
-                spots = tuple((float(x), float(y)) for x, y in r["spots"])
-                regions.append(SpotRegion(spots=spots, spacing=float(r["spacing"])))
+                spots = _points(r.get("spots"), f"{where}.spots", reach)
+                spacing = float(_num(r.get("spacing"), f"{where}.spacing", 0.1, reach))
+                regions.append(SpotRegion(spots=spots, spacing=spacing))
             else:
                 raise CalibrationError(f"{where}: kind must be 'grid' or 'spots'")
         if not regions:
             raise CalibrationError(f"{name}: no regions")
+        light = _check_keys(data.get("light", {}), {"gray", "tint_r", "tint_g"}, f"{name}: light")
         prof = Profile(
             board=board,
             image_size=(w, h),
             regions=regions,
-            name=str(data.get("name", "")),
-            light={k: float(v) for k, v in data.get("light", {}).items()},
-            alignment=float(data.get("alignment", 0.0)),
-            created=str(data.get("created", "")),
+            name=_text(data.get("name", ""), f"{name}: name"),
+            light={k: float(_num(v, f"{name}: light.{k}", -1e6, 1e6)) for k, v in light.items()},
+            alignment=float(_num(data.get("alignment", 0.0), f"{name}: alignment", -1e3, 1e3)),
+            created=_text(data.get("created", ""), f"{name}: created"),
         )
         if "empty" in data:
-            prof.empty_gray = [float(v) for v in data["empty"]["gray"]]
-            prof.empty_tint = [(float(a), float(b)) for a, b in data["empty"]["tint"]]
-            if "patches" in data["empty"]:
-                side = int(data["empty"].get("patch_side", PATCH_SIDE))
+            empty = _check_keys(
+                data["empty"], {"gray", "tint", "patch_side", "patches"}, f"{name}: empty"
+            )
+            prof.empty_gray = [
+                float(_num(v, f"{name}: empty.gray", -1e6, 1e6))
+                for v in _list(empty.get("gray"), f"{name}: empty.gray")
+            ]
+            prof.empty_tint = list(_points(empty.get("tint"), f"{name}: empty.tint", 1e6))
+            if "patches" in empty:
+                side = _num(empty.get("patch_side", PATCH_SIDE), f"{name}: patch_side", 1, 64)
                 if side != PATCH_SIDE:
                     raise CalibrationError(f"{name}: patch_side {side} is not {PATCH_SIDE}")
-                raw = base64.b64decode(data["empty"]["patches"], validate=True)
+                text = empty["patches"]
+                if not isinstance(text, str) or len(text) > 4 * MAX_SPOTS * side * side:
+                    raise CalibrationError(f"{name}: empty patches must be base64 text")
+                raw = base64.b64decode(text, validate=True)
                 if len(raw) != len(prof.empty_gray) * side * side:
                     raise CalibrationError(f"{name}: empty patches are not one per spot")
                 prof.empty_patches = (
@@ -413,19 +481,21 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
         raise
     except CompanionError as exc:
         raise CalibrationError(f"{name}: {exc}") from exc
-    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-        raise CalibrationError(f"{name}: malformed ({exc!r})") from exc
+    except (binascii.Error, ValueError) as exc:
+        raise CalibrationError(f"{name}: malformed ({exc})") from exc
+
+
+def read_profile(data: bytes | str, *, name: str = "profile") -> Profile:
+    """A profile from file contents (bounded: size, nesting, numbers); CalibrationError."""
+    parsed = parse_json(data, name=name, error=CalibrationError, limit=MAX_PROFILE_BYTES)
+    return parse_profile(parsed, name=name)
 
 
 def load_profile(path: str | Path) -> Profile:
+    """Read a profile file; CalibrationError (never OSError) naming the file and the fault."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except OSError as exc:
-        raise CalibrationError(f"{p}: cannot read ({exc.strerror})") from exc
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from exc
-    return parse_profile(data, name=str(p))
+    data = read_file(p, limit=MAX_PROFILE_BYTES, error=CalibrationError, what="profile")
+    return read_profile(data, name=str(p))
 
 
 def calibrate(

@@ -1,0 +1,235 @@
+"""Click options shared by ``serve``, ``run`` and ``track``: written once, checked once.
+
+Each decorator adds a group of options; the values reach the command as usual keyword
+arguments. Checks that need no journal (rules, time control, corners, positive rates) happen
+here, so every command refuses the same bad input with the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from companion.commands._startup import parse_corners
+from companion.errors import CompanionError, InputError
+from companion.runtime.inputs import Input, InputOptions
+from companion.runtime.registry import INPUTS, open_input
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from companion.games.rules import find_rules
+    from companion.table.chess_state import is_chess
+
+    if not is_chess(value):
+        try:
+            find_rules(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
+def _time(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from companion.games.timecontrol import parse_spec
+
+    if value is not None:
+        try:
+            parse_spec(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
+def _corners(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> list[list[float]] | None:
+    return parse_corners(value)
+
+
+def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not value > 0:
+        raise click.BadParameter("must be positive")
+    return value
+
+
+def source_help(extra: str = "") -> str:
+    """The ``--source`` help: every input's spec and what it is."""
+    forms = "; ".join(f"{kind.form}: {kind.help}" for kind in INPUTS.values())
+    return f"{extra}{forms}."
+
+
+def _apply(f: F, options: list[Callable[[F], F]]) -> F:
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+rules_option = click.option(
+    "--rules",
+    default="chinese",
+    show_default=True,
+    callback=_rules,
+    help="Rules of a new game (beyond-chess or fixed-chess for chess).",
+)
+time_option = click.option(
+    "--time",
+    "time_control",
+    default=None,
+    callback=_time,
+    help="Time control, e.g. byo:20m+5x30s.",
+)
+still_time_option = click.option(
+    "--still-time",
+    default=None,
+    type=float,
+    callback=_positive,
+    help="Seconds the board must stay the same before the tracker judges it "
+    "[default: the input's: 0.5 for a camera under serve, else 0.2].",
+)
+fps_option = click.option(
+    "--fps",
+    type=float,
+    default=None,
+    callback=_positive,
+    help="video: its frame rate [30]; sensors: scans per second [20].",
+)
+
+
+def game_options(f: F) -> F:
+    """``--rules``, ``--time``: a new game's rules and time control."""
+    return _apply(f, [rules_option, time_option])
+
+
+def table_options(f: F) -> F:
+    """``--board``, ``--journal``, ``--snapshot-every``: the table a command keeps."""
+    return _apply(
+        f,
+        [
+            click.option(
+                "--board",
+                default=None,
+                help="Board of a new game: 19, 13x9, 2x9x9, a map [default: what the input "
+                "sees (the sensor grid's, the demo's), else 19].",
+            ),
+            click.option(
+                "--journal",
+                "journal_option",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="SQLite journal [default: $COMPANION_JOURNAL or "
+                "~/.local/share/companion/journal.sqlite]",
+            ),
+            click.option(
+                "--snapshot-every",
+                default=5.0,
+                show_default=True,
+                type=float,
+                help="Seconds between clock snapshots in the journal.",
+            ),
+        ],
+    )
+
+
+def camera_options(f: F) -> F:
+    """``--profile``, ``--corners``: where a camera's board is."""
+    return _apply(
+        f,
+        [
+            click.option(
+                "--profile",
+                "profile_path",
+                default=None,
+                type=click.Path(dir_okay=False, exists=True),
+                help="Calibration profile for a camera (else --corners, else the board is found).",
+            ),
+            click.option(
+                "--corners",
+                default=None,
+                callback=_corners,
+                metavar="x1,y1,...,x4,y4",
+                help="Corner intersections TL,TR,BR,BL in camera pixels.",
+            ),
+        ],
+    )
+
+
+def input_options(f: F) -> F:
+    """``--still-time``, ``--fps``, ``--pins``, ``--mock-pins``: how the input is read."""
+    return _apply(
+        f,
+        [
+            still_time_option,
+            fps_option,
+            click.option(
+                "--pins",
+                "pins_path",
+                default=None,
+                type=click.Path(dir_okay=False),
+                help="Pin map for the sensor grid and the clock [default: hardware/pinmap.toml].",
+            ),
+            click.option(
+                "--mock-pins",
+                is_flag=True,
+                help="gpiozero's MockFactory instead of the Pi's pins (try it without a Pi).",
+            ),
+        ],
+    )
+
+
+def demo_delay_option(default: float) -> Callable[[F], F]:
+    """``--demo-delay``: seconds between demo moves (``default`` differs: a page is watched)."""
+    return click.option(
+        "--demo-delay",
+        default=default,
+        show_default=True,
+        type=float,
+        help="demo, sim: seconds per move.",
+    )
+
+
+#: InputOptions fields filled from the shared options, by the command parameter they come from.
+_SHARED = {
+    "board": "board",
+    "profile": "profile_path",
+    "corners": "corners",
+    "still_time": "still_time",
+    "fps": "fps",
+    "rules": "rules",
+    "time_control": "time_control",
+    "pins": "pins_path",
+}
+
+
+def input_settings(**more: Any) -> InputOptions:
+    """The running command's shared options (those of the decorators above that it has) as
+    the inputs take them; ``more`` sets other fields or overrides."""
+    params = click.get_current_context().params
+    given = {field: params[name] for field, name in _SHARED.items() if name in params}
+    return InputOptions(**{**given, **more})
+
+
+def start_input(
+    stack: ExitStack, spec: str, options: InputOptions, *, param_hint: str = "--source"
+) -> Input:
+    """The input of ``spec``, checked, closed when ``stack`` closes. A malformed spec is a
+    usage error (exit 2, with the valid specs); an input that cannot be used (a missing folder,
+    a missing camera library, no sensor calibration) a plain error (exit 1)."""
+    try:
+        made = open_input(spec, options, check=False)
+    except InputError as exc:
+        raise click.BadParameter(str(exc), param_hint=param_hint) from None
+    except CompanionError as exc:  # e.g. a pin map that cannot be read
+        raise click.ClickException(f"cannot use {spec}: {exc}") from None
+    stack.enter_context(made)
+    try:
+        made.check()
+    except CompanionError as exc:
+        raise click.ClickException(f"cannot use {made.spec}: {exc}") from None
+    if made.live and made.note.endswith("until it answers"):
+        click.echo(f"companion: {made.note}", err=True)  # a camera not answering yet
+    return made

@@ -1,0 +1,344 @@
+"""The demo inputs: a recorded game played into the table through the whole loop, at a pace.
+
+:class:`GoDemoInput` plays the bundled Go record on a simulated sensor grid (or, ``feed
+"record"``, as the intents a tracker would send); :class:`ChessDemoInput` draws every Beyond
+Chess turn and reads it back with the look reader. Both are inputs like a camera: the
+observation loop's tracker (or the chess session's look gate) decides what was played. They
+also play the players' part: start a demo game when the table has none, mark the recorded dead
+stones and agree, answer a promotion, and after ``rest`` seconds start again (``loop``). A
+half-played demo game found after a restart is carried on.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from companion.errors import InputError
+from companion.games.go import GoGame
+from companion.runtime.inputs import Feed, Input, InputOptions, Sample
+
+#: The feeds of the Go demo (see :mod:`companion.demo`).
+GO_FEEDS = ("sensors", "record")
+
+
+def demo_input(options: InputOptions, *, feed: str | None = None) -> Input:
+    """The demo for ``options.rules``: Beyond Chess through drawn frames, else the Go record
+    (``feed`` overrides ``options.feed``; ``sim`` asks for the simulated sensor grid)."""
+    from companion.table.chess_state import is_chess
+
+    if is_chess(options.rules):
+        if feed is not None:
+            raise InputError("the simulated sensor grid plays Go; Beyond Chess has `demo`")
+        return ChessDemoInput(
+            delay=options.delay,
+            rest=options.rest,
+            loop=options.loop,
+            fresh=options.fresh,
+            time_control=options.time_control or "fischer:5m+5s",
+        )
+    return GoDemoInput(
+        delay=options.delay,
+        rest=options.rest,
+        loop=options.loop,
+        fresh=options.fresh,
+        feed=feed or options.feed,
+        time_control=options.time_control or "byo:10m+3x30s",
+    )
+
+
+class DemoInput(Input):
+    """What the demo feeders share: the players' part between games. Subclasses say which game
+    is theirs (:meth:`is_demo_game`), how to start one (:meth:`new_game`) and how to play the
+    rest of it (:meth:`play_out`).
+
+    ``delay`` paces the moves, ``rest`` is the seconds a finished game stays up, ``loop`` plays
+    game after game (else one, and the input ends), ``fresh`` starts a new demo game even when
+    one is half played."""
+
+    kind = "demo"
+    manages_game = True
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        board: str,
+        delay: float,
+        rest: float,
+        loop: bool,
+        fresh: bool,
+        time_control: str | None,
+    ) -> None:
+        super().__init__(spec, still_time=0.2, board=board)
+        self.delay = delay
+        self.rest = rest
+        self.loop = loop
+        self.recording = not loop
+        self.fresh = fresh
+        self.time_control = time_control
+        self._halt = False
+
+    @abstractmethod
+    def is_demo_game(self, table: Any) -> bool:
+        """Whether ``table`` holds an unfinished game this demo can carry on."""
+
+    @abstractmethod
+    def new_game(self, table: Any) -> None:
+        """Start a demo game on ``table``."""
+
+    @abstractmethod
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        """The rest of the table's demo game (ends early on a stop or a game changed by hand)."""
+
+    def samples(self, feed: Feed) -> Iterator[Sample]:
+        table = feed.table
+        if self.fresh or not self.is_demo_game(table):
+            self.new_game(table)
+        while not self._halt:
+            self.note = "playing the demo game"
+            yield from self.play_out(feed)
+            self.note = "the demo game ended"
+            if self._halt or not self.loop or not self._next_game(feed):
+                return
+
+    def _next_game(self, feed: Feed) -> bool:
+        """Between demo games: carry on a game that is a demo game (a new empty game on the
+        demo's board, started on the page); let a game entered by hand be played to its end;
+        then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
+        table = feed.table
+        while not self.is_demo_game(table) and table.state.phase != "over":
+            self.note = "a game entered by hand is in play: the demo waits for its end"
+            if not feed.wait(1.0):
+                return False
+        if self.is_demo_game(table):
+            return True
+        if not feed.wait(self.rest):
+            return False
+        if not self.is_demo_game(table):
+            self.new_game(table)
+        return True
+
+
+class GoDemoInput(DemoInput):
+    """The bundled Go record (or ``record``), one move every ``delay`` seconds; at the end the
+    recorded dead stones are marked and both players agree."""
+
+    def __init__(
+        self,
+        record: Any = None,
+        *,
+        delay: float = 2.0,
+        rest: float = 20.0,
+        loop: bool = True,
+        fresh: bool = False,
+        feed: str = "sensors",
+        time_control: str | None = "byo:10m+3x30s",
+    ) -> None:
+        from companion.demo import load_record
+
+        if feed not in GO_FEEDS:
+            raise InputError(f"the demo feed is 'sensors' or 'record', not {feed!r}")
+        self.record = record or load_record()
+        super().__init__(
+            "sim" if feed == "sensors" else "demo",
+            board=str(self.record.size),
+            delay=delay,
+            rest=rest,
+            loop=loop,
+            fresh=fresh,
+            time_control=time_control,
+        )
+        self.feed = feed
+        self._t = 0.0  # the simulated grid's clock, kept rising across games
+
+    def __repr__(self) -> str:
+        return f"<GoDemoInput {len(self.record.moves)} moves every {self.delay}s {self.note!r}>"
+
+    def is_demo_game(self, table: Any) -> bool:
+        """Whether ``table`` holds an unfinished game that is a prefix of the record."""
+        state = table.state
+        game = state.game
+        started = state.started
+        if not isinstance(game, GoGame) or started is None or started.topology != self.board:
+            return False  # no game, a chess game, or another board
+        played = [(m.player, m.spot) for m in game.moves]
+        wanted = [
+            (p, None if pt is None else self.record.spot(game, pt))
+            for p, pt in self.record.moves[: len(played)]
+        ]
+        return played == wanted and state.phase != "over"
+
+    def new_game(self, table: Any) -> None:
+        table.start_game(
+            "chinese",
+            self.board,
+            knobs={"komi": self.record.komi},
+            players=self.record.names,
+            time_control=self.time_control,
+        )
+
+    def _items(self, table: Any) -> Iterator[Any]:
+        from companion.demo import record_intents, sensor_scans
+
+        game = table.state.game
+        if self.feed == "sensors":
+            return sensor_scans(self.record, lambda: table.state.game, start=self._t)
+        return record_intents(self.record, game.copy())
+
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        """The rest of the record, then the cleanup (ends early when asked to stop or when the
+        table no longer holds the demo game)."""
+        from companion.demo import Scan, Wait
+
+        table = feed.table
+        game_id = table.state.game_id
+        for item in self._items(table):
+            if isinstance(item, Wait):
+                if not feed.wait(item.moves * self.delay):
+                    return
+            elif isinstance(item, Scan):
+                self._t = item.at
+                yield Sample(f"scan at {item.at:.1f}", item.observation, at=item.at)
+            else:
+                yield Sample("demo", intents=(item,))
+            if table.state.game_id != game_id:
+                return  # a new game was started on the page: see DemoInput._next_game
+            if not self.is_demo_game(table) and table.state.phase != "cleanup":
+                if table.state.phase != "over":
+                    self.note = "the game was changed by hand: the demo leaves it alone"
+                return
+        if table.state.phase == "cleanup":
+            live = table.state.game
+            for point in self.record.dead:
+                spot = self.record.spot(live, point)
+                if spot not in table.state.dead and live.board[spot] >= 0:
+                    if not feed.wait(self.delay):
+                        return
+                    table.control("mark", spot=spot, mark="dead")
+            for player in live.active_players:
+                if not feed.wait(self.delay):
+                    return
+                table.control("agree", player=player)
+
+
+class ChessDemoInput(DemoInput):
+    """The bundled Beyond Chess record through drawn frames: ``delay`` is the seconds a finished
+    turn stays on the board, ``fps`` the frames a second read."""
+
+    def __init__(
+        self,
+        record: Any = None,
+        *,
+        delay: float = 2.0,
+        rest: float = 20.0,
+        fps: float = 5.0,
+        loop: bool = True,
+        fresh: bool = False,
+        time_control: str | None = "fischer:5m+5s",
+        size: tuple[int, int] = (640, 480),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from companion.demo.chess import ChessFilm, load_demo_record
+
+        super().__init__(
+            "demo",
+            board="8x8",
+            delay=delay,
+            rest=rest,
+            loop=loop,
+            fresh=fresh,
+            time_control=time_control,
+        )
+        self.record = record or load_demo_record()
+        self.fps = fps
+        self.film = ChessFilm(size)
+        self._now = clock
+
+    def __repr__(self) -> str:
+        return f"<ChessDemoInput {len(self.record.turns)} turns, {self.fps} frames/s>"
+
+    @property
+    def frames(self) -> int:
+        return self.film.frames
+
+    def is_demo_game(self, table: Any) -> bool:
+        from companion.games.beyond_chess import BeyondChess
+        from companion.games.beyond_chess_notation import position_text
+
+        state = table.state
+        game = getattr(state, "game", None)
+        if not isinstance(game, BeyondChess) or state.phase == "over":
+            return False
+        start = getattr(state, "start", None)
+        if start is None or position_text(start) != position_text(self.record.start()):
+            return False
+        return list(game.move_stack) == self.record.turns[: len(game.move_stack)]
+
+    def new_game(self, table: Any) -> None:
+        start = self.record.start()
+        tags = self.record.tags
+        table.start_game(
+            f"{start.name}-chess",
+            "8x8",
+            knobs={"position": tags["Position"]} if "Position" in tags else {},
+            players=[tags.get("White", "White"), tags.get("Black", "Black")],
+            time_control=self.time_control,
+        )
+
+    def show(
+        self, feed: Feed, look: Any, *, hand: bool = False, seconds: float = 0.0
+    ) -> Iterator[Sample]:
+        """Frames of ``look`` for ``seconds`` (at least one); sets :attr:`_halt` on a stop."""
+        end = self._now() + seconds
+        seed = self.film.frames
+        while not self._halt:
+            at = self._now()
+            seen, picture = self.film.shoot(look, hand=hand, at=at, seed=seed)
+            yield Sample(f"frame {self.film.frames}", look=seen, at=at, picture=picture)
+            if not feed.wait(1.0 / self.fps):
+                self._halt = True
+            if self._now() >= end:
+                return
+
+    def play_turn(self, feed: Feed, position: Any, turn: Any) -> Iterator[Sample]:
+        """One turn being made on ``position`` (which is not changed)."""
+        from companion.games.beyond_chess import PIECE_LETTERS
+
+        half = turn.piece_move
+        yield from self.show(feed, position.look_after(half), hand=True, seconds=0.25 * self.delay)
+        if half != turn:
+            yield from self.show(feed, position.look_after(half), seconds=1.2 * self.delay)
+            yield from self.show(
+                feed, position.look_after(turn), hand=True, seconds=0.25 * self.delay
+            )
+        yield from self.show(feed, position.look_after(turn), seconds=self.delay)
+        asked = getattr(feed.table.state, "question", None) is not None and turn.promotion
+        if asked and not self._halt and feed.wait(self.delay):
+            feed.table.control("promote", piece=PIECE_LETTERS[turn.promotion].upper())
+
+    def play_out(self, feed: Feed) -> Iterator[Sample]:
+        """The rest of the record (ends early when stopped or when the game changed)."""
+        from companion.games.beyond_chess import BeyondChess
+
+        table = feed.table
+        game = table.state.game
+        start = getattr(table.state, "start", None)
+        self.film.calibrate(start if isinstance(start, BeyondChess) else self.record.start())
+        yield from self.show(feed, game.look(), seconds=self.delay)
+        for turn in self.record.turns[len(game.move_stack) :]:
+            if self._halt or not self.is_demo_game(table):
+                return
+            live = table.state.game
+            before = len(live.move_stack)
+            position = live.copy()
+            yield from self.play_turn(feed, position, turn)
+            # a turn the session has not taken yet stays on the table a while longer
+            for _ in range(5):
+                if self._halt or len(live.move_stack) != before:
+                    break
+                yield from self.show(feed, position.look_after(turn), seconds=self.delay)
+            if len(live.move_stack) == before or table.state.game is not live:
+                return  # the table did not take it (or someone changed the game): leave it

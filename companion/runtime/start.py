@@ -1,0 +1,53 @@
+"""Which game an input feeds at start: the journal's game in play, or a new one.
+
+Shared by ``companion serve`` and ``companion run`` so both decide alike: a game in play goes on
+(after a crash or power cut) unless asked for a new one, unless the input is a recording (which
+starts from its own first frame), or unless the input reads another board than the game's. The
+demo feeders choose their own games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.runtime.inputs import Input
+
+
+def ensure_game(
+    table: Any,
+    source: Input,
+    *,
+    rules: str,
+    board: str | None = None,
+    time_control: str | None = None,
+    flag_policy: str | None = None,
+    new_game: bool = False,
+) -> str | None:
+    """Resume the table's game or start one for ``source``; returns why a new game was
+    started (None when the game in play goes on, or the input manages its games).
+
+    ``board`` is the board asked for (None: the input's when it knows it, else the game's in
+    play, else 19). Afterwards ``source`` reads the game's board (:meth:`Input.fit`)."""
+    if source.manages_game:
+        return None
+    state = table.state
+    fixed = source.board if source.fixed_board else None
+    wanted = board or fixed
+    in_play = state.game is not None and state.phase != "over"
+    topology = getattr(state.started, "topology", None)
+    reason = None
+    if new_game:
+        reason = "a new game was asked for"
+    elif source.recording:
+        reason = "a recording starts its own game"
+    elif not in_play:
+        reason = "no game in play"
+    elif wanted is not None and topology != wanted:
+        reason = f"the journal's game is not on the {wanted} board read here"
+    if reason is None:
+        source.fit(str(topology))
+        return None
+    board_now = wanted or source.board or "19"
+    table.start_game(rules, board_now, time_control=time_control, flag_policy=flag_policy)
+    source.fit(board_now)
+    return reason
