@@ -140,3 +140,25 @@ def test_serve_starts_a_handicap_game_and_refuses_boards_the_rules_do_not_play_o
     assert "cannot start the game: FridgeGo is played on 9x9, not 19x19" in output
     output, _ = _serve_stopped(tmp_path / "c", monkeypatch, "--rules", "stacked", "--board", "9")
     assert "2.5D Go is played on 2x9x9, not 9x9" in output
+
+
+@pytest.mark.parametrize(
+    ("rules", "board", "message"),
+    [
+        ("fridge", "19", "FridgeGo is played on 9x9, not 19x19"),
+        ("stacked", "9", "2.5D Go is played on 2x9x9, not 9x9"),
+    ],
+)
+def test_serve_refuses_rules_off_their_board_with_no_camera(
+    tmp_path: Path, rules: str, board: str, message: str
+) -> None:
+    """With no camera the demo plays; a rule set on a board it is not played on used to start
+    the server anyway and crash the demo's thread. It is a usage error before the journal."""
+    journal = tmp_path / "j.sqlite"
+    result = CliRunner().invoke(
+        serve,
+        ["--rules", rules, "--board", board, "--port", "0", "--journal", str(journal)],
+    )
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not journal.exists()

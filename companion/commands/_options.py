@@ -216,7 +216,29 @@ def input_settings(**more: Any) -> InputOptions:
     the inputs take them; ``more`` sets other fields or overrides."""
     params = click.get_current_context().params
     given = {field: params[name] for field, name in _SHARED.items() if name in params}
-    return InputOptions(**{**given, **more})
+    settings = {**given, **more}
+    if settings.get("rules") and settings.get("board"):
+        _check_rules_on_board(str(settings["rules"]), str(settings["board"]))
+    return InputOptions(**settings)
+
+
+def _check_rules_on_board(rules: str, board: str) -> None:
+    """A usage error, before any input or journal is opened, for rules on a board their sheet
+    does not play on (FridgeGo off 9x9, 2.5D Go off 2x9x9): the check the table makes when a
+    game starts, made early so that no input thread meets it later."""
+    from companion.games.rules import new_game
+    from companion.games.topology import from_spec
+    from companion.table.chess_state import is_chess
+    from companion.table.state import check_board
+
+    if is_chess(rules):
+        return
+    try:
+        check_board(new_game(rules, from_spec(board)))
+    except (ValueError, CompanionError) as exc:
+        raise click.BadParameter(
+            f"cannot start the game: {exc}", param_hint="'--rules' with '--board'"
+        ) from None
 
 
 def start_input(
