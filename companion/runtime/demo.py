@@ -219,12 +219,17 @@ class GoDemoInput(DemoInput):
             record = demo_record(started.rules, started.topology, players=game.players)
         except (CompanionError, ValueError):
             return False  # a board or rules the demo cannot play: the game waits for hands
-        before = self.record, self.board
-        self.record, self.board = record, record.board
-        if self.is_demo_game(table):
-            return True
-        self.record, self.board = before  # a stone was entered by hand meanwhile
-        return False
+        # Decide under the table's lock: a page or a hand may be starting the game and playing
+        # its first stone in one step (the state read above may be between the two).
+        with table.lock:
+            if table.state.game is not game or game.moves:
+                return False  # a stone was entered by hand meanwhile
+            before = self.record, self.board
+            self.record, self.board = record, record.board
+            if self.is_demo_game(table):
+                return True
+            self.record, self.board = before
+            return False
 
     def new_game(self, table: Any) -> None:
         table.start_game(
