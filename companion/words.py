@@ -70,6 +70,11 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 _MARKS = {"dead": "dead", "alive": "alive again", "nml": "no-man's-land"}
 
 
+def _result(text: str) -> str:
+    """A result as people say it: SGF writes a tie or a draw as "0" (or "Draw")."""
+    return "a tie" if text in ("0", "Draw", "draw") else text
+
+
 def words(event: ev.Event, context: Context | None = None) -> str:
     """The sentence for ``event`` (see the module docstring). Every event type has its own
     words; an unknown type gets its name split into words rather than nothing."""
@@ -79,7 +84,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         which = f"game {c.game_id}" if c.game_id else "a new game"
         return f"{which} started: {event.rules} on {event.topology}{clock}"
     if isinstance(event, ev.GameEnded):
-        return f"game over: {event.result} ({event.method})"
+        return f"game over: {_result(event.result)} ({event.method})"
     if isinstance(event, ev.MovePlayed):
         taken = f", capturing {c.spots(event.captured)}" if event.captured else ""
         return f"{c.player(event.player)} played {c.spot(event.spot)}{taken}"
@@ -130,7 +135,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
-        return f"counted by {event.method}: {event.result}"
+        return f"counted by {event.method}: {_result(event.result)}"
     return _split(event.type)
 
 
