@@ -161,7 +161,10 @@ def test_a_tie_reads_as_a_tie_not_a_score() -> None:
     """Issue 13: a three-way GoBeyond tie showed "R+0"; its result text is SGF's "0"."""
     e = ev.Scored(points=(44.0, 44.0, 44.0), winner=None, margin=0.0, method="area", result="0")
     assert words(e, CTX) == "counted by area: a tie"
-    assert words(ev.GameEnded(result="0", winner=None, method="area"), CTX) == "game over: a tie (area)"
+    assert (
+        words(ev.GameEnded(result="0", winner=None, method="area"), CTX)
+        == "game over: a tie (area)"
+    )
 
 
 def test_every_event_type_has_its_own_words() -> None:
