@@ -22,12 +22,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import cv2
 import numpy as np
 
+from companion.closeable import Closeable
 from companion.errors import CameraUnavailable, SourceEnded, VisionError
 from companion.vision.imagefile import load_image
 
@@ -48,7 +48,7 @@ class Frame:
     extra: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
-class FrameSource(ABC):
+class FrameSource(Closeable, ABC):
     """Base of every source. ``read`` raises CameraUnavailable or SourceEnded (see module)."""
 
     def __init__(self, name: str, *, clock: Callable[[], float] = time.monotonic) -> None:
@@ -81,17 +81,6 @@ class FrameSource(ABC):
     def close(self) -> None:
         """Release the device (idempotent)."""
         self.closed = True
-
-    def __enter__(self) -> FrameSource:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"frames={self.frames}"

@@ -20,11 +20,11 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from gpiozero import MCP3008, DigitalOutputDevice, GPIOZeroError
 
+from companion.closeable import Closeable
 from companion.errors import CalibrationError, SensorError
 from companion.games.topology import Topology, grid, stacked
 from companion.observation import EMPTY, Observation
@@ -43,7 +43,7 @@ def default_calibration_path(pinmap: PinMap) -> Path:
     return CALIBRATION_DIR / f"hall-{pinmap.layers}x{pinmap.size}x{pinmap.size}.json"
 
 
-class HallGrid:
+class HallGrid(Closeable):
     """Scan a sensor grid into :class:`~companion.observation.Observation`.
 
     ``calibration`` is a :class:`Calibration`, a path to one, or None (call :meth:`calibrate`
@@ -131,17 +131,6 @@ class HallGrid:
             f"<HallGrid {self.label} sensors={self.pinmap.sensors} "
             f"muxes={len(self.pinmap.muxes)} adcs={len({m.adc for m in self.pinmap.muxes})} {cal}>"
         )
-
-    def __enter__(self) -> HallGrid:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Release every pin and SPI device (idempotent)."""

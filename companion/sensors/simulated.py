@@ -17,8 +17,8 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 
+from companion.closeable import Closeable
 from companion.games.topology import Topology
 from companion.observation import BLACK, EMPTY, WHITE, Observation
 from companion.sensors.classify import Calibration, Thresholds, classify_scan
@@ -36,7 +36,7 @@ class Step:
     hand: str = BLACK
 
 
-class SimulatedGrid:
+class SimulatedGrid(Closeable):
     """Replays a script of :class:`Step` (or bare row lists, one scan each) as sensor scans.
 
     After the script ends, the last position stays on the board (:attr:`done` turns True).
@@ -122,17 +122,6 @@ class SimulatedGrid:
             f"<SimulatedGrid {self.topology!r} "
             f"step {self._step + 1}/{len(self._steps)} scans={self.scans}>"
         )
-
-    def __enter__(self) -> SimulatedGrid:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Nothing to release; here so it can stand wherever a HallGrid stands."""

@@ -17,12 +17,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 from gpiozero import LED, Button, Buzzer, GPIOZeroError, TonalBuzzer
 from gpiozero.tones import Tone
 
+from companion.closeable import Closeable
 from companion.errors import HardwareError
 from companion.games.clock import ClockEvent, ClockWarning, GameClock
 from companion.sensors.pinmap import ClockPins
@@ -36,7 +36,7 @@ class ButtonPress:
     at: float
 
 
-class ClockButtons:
+class ClockButtons(Closeable):
     """One gpiozero ``Button`` per player (wired to GND, internal pull-up, debounced).
 
     Each press is appended to a thread-safe queue (:meth:`presses` drains it) and passed to
@@ -100,17 +100,6 @@ class ClockButtons:
             b.close()
         self.buttons = []
 
-    def __enter__(self) -> ClockButtons:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         if not self.buttons:
             return "<ClockButtons closed>"
@@ -118,7 +107,7 @@ class ClockButtons:
         return f"<ClockButtons players={len(self.buttons)} pins=[{pins}]>"
 
 
-class WarningOutputs:
+class WarningOutputs(Closeable):
     """A warning LED and a buzzer (active ``Buzzer`` or passive ``TonalBuzzer``), either optional.
 
     :meth:`warn` gives a short blink and beep for a countdown tick (a higher tone when the flag
@@ -216,17 +205,6 @@ class WarningOutputs:
                 dev.close()
         self.led = None
         self.buzzer = None
-
-    def __enter__(self) -> WarningOutputs:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         buzzer = self.buzzer

@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
+from companion.closeable import Closeable
 from companion.errors import HardwareError
 from companion.games.clock import ClockEvent, ClockWarning
 
@@ -96,7 +96,7 @@ def speak_command(
     return [*cmd, "--", text]
 
 
-class Voice:
+class Voice(Closeable):
     """Speaks the clock through espeak-ng on its own thread; see the module docstring.
 
     ``names(p)`` gives player ``p``'s spoken name. ``run`` runs one command (a test passes a
@@ -189,17 +189,6 @@ class Voice:
                 return False
             time.sleep(0.005)
         return True
-
-    def __enter__(self) -> Voice:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # ------------------------------------------------------------------ the speaker thread
     def _speak_loop(self) -> None:
