@@ -27,8 +27,8 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
 
     from companion.errors import CompanionError
     from companion.vision.find_board import find_board
+    from companion.vision.make_profile import calibrate
     from companion.vision.photoset import load_image
-    from companion.vision.profile import calibrate
     from companion.vision.render import random_position, render_board
 
     try:

@@ -62,7 +62,7 @@ def camera_still() -> Response:
 
 def _calibrate(body: Any) -> tuple[dict[str, Any], Any]:
     """The checked request and the vision profile it makes from the still frame."""
-    from companion.vision.profile import calibrate
+    from companion.vision.make_profile import calibrate
 
     camera = web().camera
     checked = calibration_profile(

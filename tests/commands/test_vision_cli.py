@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from companion.cli import main
-from companion.vision.profile import calibrate
+from companion.vision.make_profile import calibrate
 from companion.vision.render import random_position, render_board
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from companion.errors import VisionError
 from companion.vision.find_board import find_board
+from companion.vision.make_profile import calibrate
 from companion.vision.pipeline import read_photo
-from companion.vision.profile import calibrate, parse_profile
+from companion.vision.profile import parse_profile
 from companion.vision.render import random_position, render_board
 
 EMPTY9 = [". . . . . . . . ."] * 9
