@@ -18,8 +18,12 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def table_page() -> str:
-    # each kind of game names its page (the chess session's: chess.html)
-    return render_template(web().table.page_template, page="table", join_url=_join_url())
+    # each kind of game names its page (the chess session's: chess.html); the page learns its
+    # kind from the body's data-kind, so its script can tell when the table changed kind
+    table = web().table
+    return render_template(
+        table.page_template, page="table", kind=table.game_kind.name, join_url=_join_url()
+    )
 
 
 def _join_url() -> str:
