@@ -326,7 +326,7 @@ class GoPart(GamePart):
         state = self.state
         if set(game.active_players) - state.resigned_in_cleanup <= state.agreed:
             dead, nml = sorted(state.dead), sorted(state.no_mans_land)
-            score = game.score(dead=dead, no_mans_land=nml)
+            score = state.count()
             out.append(
                 table.accept(
                     ev.Scored(

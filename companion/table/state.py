@@ -129,9 +129,20 @@ class TableState(EventFold):
         if self.game is None:
             return None
         try:
-            return self.game.score(dead=self.dead, no_mans_land=self.no_mans_land)
+            return self.count()
         except ValueError:
             return None
+
+    def count(self) -> Score:
+        """The game's count with the cleanup marks, the players who resigned during cleanup
+        left out (they are paid nothing and cannot win: GoBeyond's reading of a resignation).
+        ValueError when the marks do not fit the board."""
+        game = self._need_game()
+        if self.resigned_in_cleanup:
+            game = game.copy()
+            for player in sorted(self.resigned_in_cleanup):
+                game.resign(player)  # GoBeyond: a cleanup step on the copy
+        return game.score(dead=sorted(self.dead), no_mans_land=sorted(self.no_mans_land))
 
     # ------------------------------------------------------------------ the fold
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
@@ -184,14 +195,19 @@ class TableState(EventFold):
     def _on_Resigned(self, e: ev.Resigned) -> None:
         """In play, the engine's resignation. During cleanup (the game over by passes, the
         count disputed: GoBeyond's sheet names resigning as the remedy, and a club player may
-        always resign) the engine's game stays as it is and the fold notes who resigned; the
-        table ends the game once one player is left (:meth:`cleanup_winner`)."""
+        always resign) the engine's game stays as it is and the fold notes who resigned:
+
+        - with one player left the table ends the game (:meth:`cleanup_winner`);
+        - with more, cleanup goes on among the rest: the resigner's agreement is no longer
+          asked for, every agreement given is cleared (the count changed: the resigner's
+          territory is nobody's), and the count leaves the resigner out (:meth:`count`);
+        - on "play on" the resigners leave the rotation (:meth:`_on_PlayResumed`)."""
         if self.phase == "cleanup":
             game = self._need_game()
             if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
                 raise IllegalMove("not allowed", f"player {e.player} cannot resign now")
             self.resigned_in_cleanup.add(e.player)
-            self.agreed.discard(e.player)
+            self.agreed.clear()
             return
         self._play_phase().resign(e.player)
         self._after_move()
@@ -210,6 +226,10 @@ class TableState(EventFold):
             raise IllegalMove("game over", "the game is decided; start a new one")
         if e.count < 1 or e.count > len(game.moves):
             raise IllegalMove("not allowed", "there is no move to take back")
+        if self.resigned_in_cleanup:
+            raise IllegalMove(
+                "not allowed", "a player resigned during cleanup: agree on the count or play on"
+            )
         for _ in range(e.count):
             undo_move(game)
             if self.points_history:
@@ -229,6 +249,9 @@ class TableState(EventFold):
         if self.phase not in ("play", "cleanup") or self.ended is not None:
             raise IllegalMove("not allowed", "play on is for a game that ended by passes")
         game.resume()  # IllegalMove unless the game is over by passes
+        for player in sorted(self.resigned_in_cleanup):
+            game.resign(player)  # they resigned during cleanup: they leave the rotation
+        self.resigned_in_cleanup.clear()
         self.phase = "play"
         self.dead.clear()
         self.no_mans_land.clear()
@@ -306,7 +329,7 @@ class TableState(EventFold):
         game = self._need_game()
         if self.phase != "cleanup":
             raise IllegalMove("not allowed", "there is nothing to agree to outside cleanup")
-        if e.player not in game.active_players:
+        if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
             raise IllegalMove("not allowed", f"player {e.player} is not in this game")
         self.agreed.add(e.player)
         self.players_marked = True
