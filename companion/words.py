@@ -118,9 +118,11 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         return "the game is over: mark the dead stones, then every player agrees"
     if isinstance(event, ev.CleanupSuggested):
         unsure = f", unsure of {_count(len(event.unsure), 'stone')}" if event.unsure else ""
+        fill = f"; dame to fill at {c.spots(event.fill)}" if event.fill else ""
+        close = f"; boundaries to close at {c.spots(event.boundary)}" if event.boundary else ""
         return (
             f"the estimate suggested {len(event.dead)} dead and "
-            f"{len(event.no_mans_land)} dame ({event.result}){unsure}"
+            f"{len(event.no_mans_land)} dame ({event.result}){unsure}{fill}{close}"
         )
     if isinstance(event, ev.CleanupMarked):
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"

@@ -108,8 +108,8 @@ class Estimate:
     ``shares[p][s]``: how often player p owns spot s at the end. ``ownership[s]``: for two
     players ``shares[0][s] - shares[1][s]`` (+1 Black, -1 White); for more players the share
     of the spot's likeliest owner. ``dead``/``unsure`` are stone spots, ``dame`` empty spots
-    (open border points included); ``boundary`` maps each border point its owner should close
-    to that owner (the count treats it as closed).
+    (open border points included, also listed as ``fill``); ``boundary`` maps each border
+    point its owner should close to that owner (the count treats it as closed).
     ``seconds`` is wall-clock time, ``cpu_seconds`` the process's CPU time (one core: the
     figure that does not grow when other programs share the machine).
     """
@@ -126,6 +126,9 @@ class Estimate:
     seconds: float
     cpu_seconds: float
     boundary: Mapping[int, int] = field(default_factory=dict)
+    #: The open border points among ``dame``: dame the players fill before counting (the
+    #: rest of ``dame`` lies between stones only).
+    fill: frozenset[int] = frozenset()
 
     def projected_text(self, letters: str = LETTERS) -> str:
         """The running estimate as a result: ``B+3.5`` from the projected areas (``0`` when
@@ -457,6 +460,7 @@ def estimate(
     if unclosed:
         dame |= unclosed
         boundary = {s: p for s, p in boundary.items() if s not in unclosed}
+    fill = open_points | unclosed
     komi = [0.0] * players
     if players >= 2:
         komi[1] = game.knobs.komi
@@ -479,6 +483,7 @@ def estimate(
         seconds=time.perf_counter() - start,
         cpu_seconds=time.process_time() - cpu_start,
         boundary=boundary,
+        fill=fill,
     )
 
 

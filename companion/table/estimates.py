@@ -41,12 +41,16 @@ def suggestion(
 ) -> ev.CleanupSuggested:
     """The cleanup suggestion for ``game``'s position (the game is not changed)."""
     est = estimate(game, seed=seed, time_budget=time_budget)
+    boundary = sorted(est.boundary.items())
     return ev.CleanupSuggested(
         dead=tuple(sorted(est.dead)),
         no_mans_land=tuple(sorted(est.dame)),
         unsure=tuple(sorted(est.unsure)),
         result=est.score.text(),
         playouts=est.playouts,
+        fill=tuple(sorted(est.fill)),
+        boundary=tuple(s for s, _ in boundary),
+        boundary_owners=tuple(p for _, p in boundary),
     )
 
 

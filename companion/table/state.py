@@ -17,6 +17,7 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove
+from companion.games.borders import count_closed
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
@@ -133,16 +134,30 @@ class TableState(EventFold):
         except ValueError:
             return None
 
+    def closing(self) -> dict[int, int]:
+        """The boundary points the count closes (spot -> owner): the suggestion's, but for
+        those the players marked no-man's-land (left open, they count as dame)."""
+        s = self.suggested
+        if s is None or self.phase != "cleanup":
+            return {}
+        pairs = zip(s.boundary, s.boundary_owners, strict=False)
+        return {spot: owner for spot, owner in pairs if spot not in self.no_mans_land}
+
     def count(self) -> Score:
-        """The game's count with the cleanup marks, the players who resigned during cleanup
-        left out (they are paid nothing and cannot win: GoBeyond's reading of a resignation).
-        ValueError when the marks do not fit the board."""
+        """The game's count with the cleanup marks, as the suggestion counted it: the open
+        border points it named as boundaries closed by their owner (:meth:`closing`; so a
+        territory with one open point on its border is not counted neutral), the players who
+        resigned during cleanup left out (they are paid nothing and cannot win: GoBeyond's
+        reading of a resignation). ValueError when the marks do not fit the board."""
         game = self._need_game()
         if self.resigned_in_cleanup:
             game = game.copy()
             for player in sorted(self.resigned_in_cleanup):
                 game.resign(player)  # GoBeyond: a cleanup step on the copy
-        return game.score(dead=sorted(self.dead), no_mans_land=sorted(self.no_mans_land))
+        score, _ = count_closed(
+            game, frozenset(self.dead), frozenset(self.no_mans_land), self.closing()
+        )
+        return score
 
     # ------------------------------------------------------------------ the fold
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
@@ -343,10 +358,16 @@ class TableState(EventFold):
         if self.players_marked or self.suggested is not None:
             raise IllegalMove("not allowed", "the players have the marking in hand already")
         board = game.board
-        for spot in (*e.dead, *e.no_mans_land, *e.unsure):
+        for spot in (*e.dead, *e.no_mans_land, *e.unsure, *e.fill, *e.boundary):
             if not 0 <= spot < len(board):
                 raise IllegalMove("off board", f"spot {spot} is not on the board")
-        if any(board[s] < 0 for s in e.dead) or any(board[s] >= 0 for s in e.no_mans_land):
+        if (
+            any(board[s] < 0 for s in e.dead)
+            or any(board[s] >= 0 for s in (*e.no_mans_land, *e.boundary))
+            or not set(e.fill) <= set(e.no_mans_land)
+            or len(e.boundary) != len(e.boundary_owners)
+            or not all(0 <= p < game.players for p in e.boundary_owners)
+        ):
             raise IllegalMove("not allowed", "the suggestion does not fit the board")
         self.dead = set(e.dead)
         self.no_mans_land = set(e.no_mans_land)
