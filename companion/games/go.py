@@ -85,6 +85,14 @@ class GoGame(Legality):
     #: default (loss on time, except a turn limit, which skips the turn).
     flag_policy: ClassVar[str | None] = None
 
+    @classmethod
+    def handicap_komi(cls, stones: int) -> float:
+        """White's komi in a game with ``stones`` handicap stones under these rules: half a
+        point (no draw), and under area scoring one point more per stone, since Black's
+        handicap stones would otherwise count as Black's area (the Chinese rules'
+        compensation). Territory scoring counts no stones, so it needs none."""
+        return 0.5 + (stones if cls.scoring is Scoring.AREA else 0)
+
     def __init__(
         self,
         topology: Topology | None = None,

@@ -97,7 +97,7 @@ class TableState(EventFold):
         check_board(game)
         if hc is not None:
             if "komi" not in knobs:
-                knobs["komi"] = handicap.komi(hc, type(game).scoring)
+                knobs["komi"] = handicap.komi(hc, type(game))
                 game = new_game(started.rules, from_spec(started.topology), **knobs)
             handicap.set_up(game, hc)
         return game
@@ -110,10 +110,7 @@ class TableState(EventFold):
     @property
     def handicap_pending(self) -> int:
         """Black stones a free handicap still waits for (0 once placed, or for none)."""
-        hc, game = self.handicap, self.game
-        if hc is None or game is None or hc.placement != "free":
-            return 0
-        return 0 if game.moves or any(s >= 0 for s in game.board) else hc.stones
+        return 0 if self.game is None else handicap.pending(self.game, self.handicap)
 
     def _need_game(self) -> GoGame:
         if self.game is None:
