@@ -580,3 +580,47 @@ def test_playing_on_after_a_resignation_in_cleanup_leaves_the_resigner_out(
         movers.append(game.to_move)
         play(table, name)
     assert movers == [1, 0, 1]
+
+
+def test_a_first_capture_game_passed_out_reads_as_a_draw(table: TableSession) -> None:
+    """First Capture on 9x9: nobody captures and both pass. The records write "0"; the page
+    says "a draw" (the result line, the turn line and the event's words).
+
+        9  . . . . . . . . .
+        8  . . B W . . . . .
+        7  . . . . . . . . .      (rows 6 to 1 empty)
+           A B C D E F G H J
+    """
+    from companion.words import words
+
+    table.start_game("first-capture", "9")
+    play(table, "C8", "D8")
+    table.control("pass", player=0)
+    stored = table.control("pass", player=1)
+    ended = stored[-1]
+    assert isinstance(ended, ev.GameEnded) and (ended.result, ended.method) == ("0", "draw")
+    view = table.view()
+    assert view["result"] == "0" and view["result_words"] == "a draw"
+    assert words(ended) == "game over: a draw (draw)"
+
+
+def test_a_three_way_tie_reads_as_a_tie(table: TableSession) -> None:
+    """GoBeyond, three players, nobody places a stone: each has the starting 200 points. The
+    sheet's "earlier player loses" names no single winner among three: a tie, not "R+0"."""
+    table.start_game("gobeyond", "5", players=["Ann", "Bob", "Cy"])
+    for player in (0, 1, 2, 0):
+        table.control("pass", player=player)
+    assert table.state.phase == "cleanup"
+    view = table.view()
+    assert view["score"]["text"] == "0" and view["score"]["words"] == "a tie"
+    for player in (0, 1, 2):
+        table.control("agree", player=player)
+    view = table.view()
+    assert view["result"] == "0" and view["result_words"] == "a tie"
+    assert view["score"]["final"] and view["score"]["words"] == "a tie"
+
+
+def test_a_player_who_resigned_during_cleanup_is_shown_resigned(table: TableSession) -> None:
+    _three_way_cleanup(table)
+    table.control("resign", player=2)
+    assert [p["resigned"] for p in table.view()["players"]] == [False, False, True]

@@ -55,6 +55,16 @@ class Score:
         return f"{letters[self.winner]}+{margin}"
 
 
+def result_words(text: str, method: str | None = None) -> str:
+    """A result as people say it: records write a tie or a draw as ``0`` (or ``Draw``); a
+    game that nobody can win (First Capture passed out: method ``"draw"``) is "a draw", an
+    equal count (GoBeyond's three-way tie, a level count with no komi) is "a tie". Other
+    results read as written (``B+3.5``)."""
+    if text not in ("0", "Draw", "draw"):
+        return text
+    return "a draw" if method == "draw" or text != "0" else "a tie"
+
+
 @dataclass(frozen=True)
 class Region:
     """Linked empty spots and the players whose stones border them."""
