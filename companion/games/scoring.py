@@ -44,9 +44,13 @@ class Score:
     detail: tuple[Mapping[str, float], ...] = ()
 
     def text(self, letters: str = LETTERS) -> str:
-        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw)."""
+        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw); ``B+`` with no score for a win
+        that counts nothing (First Capture: SGF's score is optional, and ``B+0`` would read
+        as a count)."""
         if self.winner is None:
             return "0"
+        if self.method == "first capture":
+            return f"{letters[self.winner]}+"
         margin = (
             "R"
             if self.method == "resign"
