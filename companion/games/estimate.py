@@ -521,7 +521,8 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
     """The estimate as plain JSON data, for ``companion estimate --json`` and the page.
 
     Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
-    boundary (per player letter, the border points that player should close),
+    fill (the dame among them on a border, to fill before counting), boundary (per player
+    letter, the border points that player should close),
     ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
     the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
     (mean final area per player, komi included) and projected_result (``B+3.5`` from it: the
@@ -537,6 +538,7 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
         "dead": _spots(topo, est.dead),
         "unsure": _spots(topo, est.unsure),
         "dame": _spots(topo, est.dame),
+        "fill": _spots(topo, est.fill),
         "boundary": {
             letter: _spots(topo, [s for s, p in est.boundary.items() if p == i])
             for i, letter in enumerate(letters)

@@ -250,6 +250,23 @@ def test_the_cleanup_suggestion_names_the_open_border_points_and_counts_as_it_sa
     assert tb is not None and len(re.findall(r"\[", tb.group(1))) >= 26
 
 
+def test_the_live_estimate_after_a_pass_counts_the_wall_as_its_map_shows(
+    table: TableSession, client: FlaskClient
+) -> None:
+    """Issue 13: "the same happened in a live game after a pass". The wall position in play,
+    Black has passed: the page's Estimate names J4 on the border and counts near W+16.5."""
+    table.start_game("japanese", "9", players=("Ann", "Bob"))
+    play_diagram(table, WALL_WITH_A_GAP)
+    game = table.state.game
+    assert game is not None
+    table.apply(it.PassIntent(game.to_move))
+    assert table.state.phase == "play"
+    data = estimate_json(client)
+    j4 = game.parse_spot("J4")
+    assert j4 in data["fill_spots"] or str(j4) in data["boundary_spots"]
+    assert data["result"].startswith("W+") and float(data["result"][2:]) <= 19.5
+
+
 def test_a_boundary_counts_as_closed_until_the_players_mark_it_open(table: TableSession) -> None:
     """A suggestion that names J4 a boundary Black should close (made by hand here: the
     estimate's own choice between dame and boundary is tested in test_estimate.py). Under
