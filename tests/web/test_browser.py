@@ -47,6 +47,7 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     page.wait_for_selector(".status.live", timeout=5000)
     assert page.locator("circle.hit").count() == 81
     assert "Ann" in page.inner_text("#clocks") and "10:00" in page.inner_text("#clocks")
+    assert "then 5 x 30 s" in page.inner_text("#clocks")  # byo-yomi: periods x their length
     e5 = table.state.game.parse_spot("E5")
     start = time.monotonic()
     table.apply(it.PlayIntent(e5, 0))
