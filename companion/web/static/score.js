@@ -170,16 +170,43 @@ function el(name, attrs) {
   return node;
 }
 
+// Show the board, not the whole photo: the picture is cropped to the grid and a margin.
+function frame(spacing) {
+  const wrap = $("photo-wrap"), img = $("preview"), svg = $("marks"), rd = state.reading;
+  if (!rd) {
+    wrap.style.aspectRatio = "";
+    for (const node of [img, svg]) {
+      for (const k of ["position", "width", "height", "left", "top", "maxWidth"]) node.style[k] = "";
+    }
+    return;
+  }
+  const [w, h] = rd.image, xs = rd.points.map((p) => p[0]), ys = rd.points.map((p) => p[1]);
+  const m = spacing * 1.2;
+  const x0 = Math.max(0, Math.min(...xs) - m), x1 = Math.min(w, Math.max(...xs) + m);
+  const y0 = Math.max(0, Math.min(...ys) - m), y1 = Math.min(h, Math.max(...ys) + m);
+  const bw = Math.max(1, x1 - x0), bh = Math.max(1, y1 - y0);
+  wrap.style.aspectRatio = `${bw} / ${bh}`;
+  // CSSOM, not a style attribute: the page's CSP allows no inline styles
+  const place = {
+    position: "absolute", maxWidth: "none",
+    width: `${(w / bw) * 100}%`, height: `${(h / bh) * 100}%`,
+    left: `${(-x0 / bw) * 100}%`, top: `${(-y0 / bh) * 100}%`,
+  };
+  Object.assign(img.style, place);
+  Object.assign(svg.style, place);
+}
+
 function draw() {
   const svg = $("marks"), rd = state.reading;
   svg.innerHTML = "";
-  if (!rd) return;
+  if (!rd) { frame(0); return; }
   const [w, h] = rd.image;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "none");
   const p = rd.points;
   const spacing = Math.hypot(p[1][0] - p[0][0], p[1][1] - p[0][1]) || 20;
   const r = spacing * 0.42, sw = Math.max(1, r * 0.14);
+  frame(spacing);
   const terr = state.count && state.mode !== "fix" ? state.count.territory : { B: [], W: [] };
   const owner = {};
   for (const s of terr.B) owner[s] = "B";
