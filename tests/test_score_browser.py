@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.journal import Journal
@@ -137,7 +138,7 @@ def test_a_photo_is_scored_end_to_end(
             assert saved[0].data["rows"] == TRUTH and saved[0].data["dead"] == ["H6"]
             jpeg = store.photo(saved[0].id)
         assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
-        stored = cv2.imdecode(__import__("numpy").frombuffer(jpeg, "uint8"), cv2.IMREAD_COLOR)
+        stored = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
         assert max(stored.shape[:2]) <= PHOTO_SIDE
         page.click("#saved-note a")
         page.wait_for_selector("#saved-result >> text=W+34.5")
