@@ -48,6 +48,7 @@ TRUTH = [
 ]
 PHOTO = [*TRUTH[:8], ". . B . . . . . ."]
 D1 = 8 * 9 + 3
+H6 = 3 * 9 + 7
 VIEWPORTS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 
@@ -122,6 +123,14 @@ def test_a_photo_is_scored_end_to_end(
         assert page.inner_text("#result-text") == expected.result == "W+34.5"
         assert "H6" in page.inner_text("#dead-list")
         assert "area scoring" in page.inner_text("#explain")
+        # Tapping the dead stone calls it alive (the count changes), tapping again dead.
+        h6 = f'#marks g.pt[data-spot="{H6}"] circle.hit'
+        page.click(h6, force=True)
+        page.wait_for_selector("#dead-list >> text=Dead stones: none")
+        assert page.inner_text("#result-text") != expected.result
+        page.click(h6, force=True)
+        page.wait_for_selector("#dead-list >> text=Dead stones: H6")
+        assert page.inner_text("#result-text") == expected.result
         page.click("#confirm")
         page.wait_for_selector("#result-state >> text=confirmed")
         page.screenshot(path=str(SHOTS / f"score-{viewport}-counted.png"), full_page=True)

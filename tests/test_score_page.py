@@ -204,7 +204,7 @@ def test_saving_needs_the_pin_and_keeps_a_bounded_photo(
     stored = cv2.imdecode(np.frombuffer(jpeg.data, np.uint8), cv2.IMREAD_COLOR)
     assert max(stored.shape[:2]) == PHOTO_SIDE
     page = client.get(saved["url"]).get_data(as_text=True)
-    assert "W+34.5" in page and "H6" in page
+    assert "W+34.5" in page and "H6" in page and ". . B W . W . b ." in page
     assert f"#{saved['id']}" in client.get("/score").get_data(as_text=True)
     assert client.get("/score/saved/99").status_code == 404
     assert client.get("/api/score/saved/99").status_code == 404

@@ -378,7 +378,11 @@ def saved_page(position: int) -> str:
     found = store().get(position)
     if found is None:
         abort(404)
-    return render_template("score_saved.html", page="score", position=found)
+    n, dead = found.size, set(found.data.get("dead_spots") or ())
+    tokens = [t for row in found.data.get("rows") or () for t in str(row).split()]
+    marked = [t.lower() if s in dead else t for s, t in enumerate(tokens)]
+    rows = [" ".join(marked[r * n : (r + 1) * n]) for r in range(n)]
+    return render_template("score_saved.html", page="score", position=found, rows=rows)
 
 
 @bp.get("/score/saved/<int:position>.jpg")
