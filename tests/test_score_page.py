@@ -241,3 +241,18 @@ def test_a_busy_worker_answers_429(client: FlaskClient, photo: bytes) -> None:
         assert resp.status_code == 429 and "busy" in resp.get_json()["error"]
     finally:
         gate.set()
+
+
+def test_a_fault_in_a_job_is_answered_in_words(client: FlaskClient) -> None:
+    jobs: ScoreJobs = client.application.extensions["companion.score.jobs"]
+    key = jobs.submit(lambda: {"n": 1 // 0})
+    assert key is not None
+    resp = client.get(f"/api/score/jobs/{key}")
+    while resp.status_code == 202:
+        time.sleep(0.02)
+        resp = client.get(f"/api/score/jobs/{key}")
+    assert resp.status_code == 422
+    assert resp.get_json() == {
+        "ok": False,
+        "error": "the table could not do it (ZeroDivisionError)",
+    }

@@ -18,6 +18,7 @@ so no other site can make the table work for it); saving to the archive needs th
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -30,7 +31,7 @@ import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 from numpy.typing import NDArray
 
-from companion.errors import CompanionError, PhotoScoreError
+from companion.errors import CompanionError, JournalError, PhotoScoreError
 from companion.limits import parse_json
 from companion.scored import ScoredPositions, bounded, bounded_jpeg
 from companion.table.photo_score import (
@@ -43,6 +44,7 @@ from companion.web.auth import BAD_CSRF, control_refused, csrf_ok
 from companion.web.context import refuse, web
 
 bp = Blueprint("score", __name__)
+log = logging.getLogger(__name__)
 
 #: Bytes of one uploaded photo: a phone's 50 MP JPEG is about 15 MB.
 MAX_PHOTO_BYTES = 24 * 1024 * 1024
@@ -100,11 +102,15 @@ class ScoreJobs:
 
 
 def _answer(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A job's answer: its result, or ``{"ok": False, "error": ...}`` for a refusal."""
+    """A job's answer: its result, or ``{"ok": False, "error": ...}`` for a refusal. A fault
+    of ours is logged and answered in words too: the page never waits on a dead job."""
     try:
         return {"ok": True, **work()}
     except (CompanionError, ValueError) as exc:
         return {"ok": False, "error": str(exc)}
+    except Exception as exc:
+        log.exception("scoring a photo failed")
+        return {"ok": False, "error": f"the table could not do it ({type(exc).__name__})"}
 
 
 def jobs() -> ScoreJobs:
@@ -342,7 +348,10 @@ def save() -> Response:
         image = decode(data)
     except (CompanionError, ValueError) as exc:
         return refuse(422, str(exc))
-    position = store().add(counted, bounded_jpeg(image))
+    try:
+        position = store().add(counted, bounded_jpeg(image))
+    except JournalError as exc:
+        return refuse(500, f"the count could not be saved: {exc}")
     return jsonify({"ok": True, "id": position, "url": f"/score/saved/{position}"})
 
 
