@@ -7,7 +7,6 @@ at."""
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,13 +21,9 @@ from companion.table.photo_score import PhotoBoard, score_board
 from companion.table.session import TableSession
 from companion.vision.render import render_board
 from companion.web.app import create_app
+from tests.support.serving import served_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
-]
-playwright = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.browser
 
 PIN = "246801"
 SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
@@ -54,29 +49,12 @@ VIEWPORTS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, TableSession]]:
-    from waitress.server import create_server
-
     table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
     table.start_game("chinese", "9", players=("Ann", "Bob"))
-    server = create_server(create_app(table, pin=PIN), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}", table
-    table.close()
-    server.close()
-    thread.join(5)
+    with served_app(create_app(table, pin=PIN)) as url:
+        yield url, table
+        table.close()
     table.journal.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

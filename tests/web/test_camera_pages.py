@@ -5,7 +5,6 @@ and it speaks of corner intersections."""
 
 from __future__ import annotations
 
-import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -23,8 +22,8 @@ from companion.sources import SOURCE_FORMS
 from companion.table.session import TableSession
 from companion.vision.render import render_board
 from companion.web.app import create_app
+from tests.support.serving import served_app
 
-CHROMIUM = Path("/usr/bin/chromium")
 PIN = "112358"
 
 
@@ -101,43 +100,27 @@ def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
         time.sleep(0.05)
 
 
-in_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
-
-
 @pytest.fixture
 def served(table: TableSession, camera: FrameInput, tmp_path: Path) -> Iterator[str]:
-    from waitress.server import create_server
-
-    server = create_server(app_for(table, camera, tmp_path), host="127.0.0.1", port=0, threads=6)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(5)
+    with served_app(app_for(table, camera, tmp_path), threads=6) as url:
+        yield url
 
 
 @pytest.fixture
-def page() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
-        page = browser.new_page(viewport={"width": 1366, "height": 900})
-        console: list[str] = []
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: console.append(str(e)))
-        yield page
-        browser.close()
-        assert not console, console
+def console(page: Any) -> Iterator[Any]:
+    """The shared page, also failing on a console error (chromium reports a pattern it cannot
+    compile there, and then ignores the pattern)."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield page
+    assert not errors, errors
 
 
 @pytest.mark.browser
-@in_chromium
 def test_the_camera_page_loads_and_keeps_the_last_picture(
-    served: str, page: Any, table: TableSession, camera: FrameInput
+    served: str, console: Any, table: TableSession, camera: FrameInput
 ) -> None:
+    page = console
     table.frame = _jpeg(1)
     # The load event fires although the camera keeps running (a stream would hold it).
     page.goto(served + "/camera", wait_until="load", timeout=5000)
@@ -155,10 +138,10 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
 
 
 @pytest.mark.browser
-@in_chromium
 def test_the_profile_name_field_accepts_a_good_name_and_refuses_a_bad_one(
-    served: str, page: Any
+    served: str, console: Any
 ) -> None:
+    page = console
     page.goto(served + "/calibrate", wait_until="load")
     field = "#calib-form input[name=name]"
     for name, valid in (("table", True), ("club-2_a", True), ("../etc", False), ("-x", False)):
