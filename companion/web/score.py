@@ -278,7 +278,9 @@ def _counted(args: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- routes
 @bp.get("/score")
 def score_page() -> str:
-    return render_template("score.html", page="score", rules=PHOTO_RULES, saved=_saved_list()[:20])
+    return render_template(
+        "score.html", page="score", rules=PHOTO_RULES, saved=saved_summaries()[:20]
+    )
 
 
 @bp.post("/api/score/read")
@@ -355,7 +357,8 @@ def save() -> Response:
     return jsonify({"ok": True, "id": position, "url": f"/score/saved/{position}"})
 
 
-def _saved_list() -> list[dict[str, Any]]:
+def saved_summaries() -> list[dict[str, Any]]:
+    """Every saved count for the lists on ``/score`` and ``/archive``, newest first."""
     return [
         {
             "id": p.id,
@@ -371,7 +374,7 @@ def _saved_list() -> list[dict[str, Any]]:
 
 @bp.get("/api/score/saved")
 def saved_list() -> Response:
-    return jsonify({"ok": True, "saved": _saved_list()})
+    return jsonify({"ok": True, "saved": saved_summaries()})
 
 
 @bp.get("/api/score/saved/<int:position>")

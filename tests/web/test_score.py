@@ -206,6 +206,7 @@ def test_saving_needs_the_pin_and_keeps_a_bounded_photo(
     page = client.get(saved["url"]).get_data(as_text=True)
     assert "W+34.5" in page and "H6" in page and ". . B W . W . b ." in page
     assert f"#{saved['id']}" in client.get("/score").get_data(as_text=True)
+    assert "W+34.5" in client.get("/archive").get_data(as_text=True)
     assert client.get("/score/saved/99").status_code == 404
     assert client.get("/api/score/saved/99").status_code == 404
     # The journal is still a journal (its own check passes with the table beside it).

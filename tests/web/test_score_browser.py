@@ -130,6 +130,10 @@ def test_a_photo_is_scored_end_to_end(
         page.click("#saved-note a")
         page.wait_for_selector("#saved-result >> text=W+34.5")
         page.screenshot(path=str(SHOTS / f"score-{viewport}-saved.png"), full_page=True)
+        page.click("nav >> text=Archive")  # the archive lists it under the games
+        page.wait_for_selector("#saved >> text=W+34.5")
+        page.click(f"#saved >> text=#{saved[0].id}")
+        page.wait_for_selector("#saved-result >> text=W+34.5")
     finally:
         context.close()
     assert not errors, errors
