@@ -5,6 +5,7 @@ and it speaks of corner intersections."""
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from companion.web.app import create_app
 from tests.support.serving import served_app
 
 PIN = "112358"
+SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
 
 
 def _jpeg(seed: int) -> bytes:
@@ -132,9 +134,11 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
     last = _jpeg(3)
     table.frame = last
     camera.note, camera.ended = "the frame source ended", True
-    page.wait_for_selector("#camera-note >> text=this is its last picture", timeout=5000)
+    page.wait_for_selector("#camera-note >> text=The frame source ended: this is its last picture.", timeout=5000)
     until(lambda: page.get_attribute("#camera-picture", "src").endswith(f"f={zlib.crc32(last)}"))
     assert page.eval_on_selector("#camera-picture", "i => i.complete && i.naturalWidth") == 640
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "camera-ended.png"), full_page=True)
 
 
 @pytest.mark.browser

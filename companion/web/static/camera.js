@@ -15,7 +15,8 @@ async function tick() {
     note.textContent = "the table does not answer; trying again";
   }
   if (data) {
-    note.textContent = data.ended ? `${data.note}: this is its last picture` : data.note;
+    const said = data.note ? data.note[0].toUpperCase() + data.note.slice(1) : "";
+    note.textContent = data.ended ? `${said}: this is its last picture.` : said;
     if (data.picture && data.frame !== shown) {
       const next = new Image();
       next.onload = () => { img.src = next.src; img.hidden = false; wait.hidden = true; };
