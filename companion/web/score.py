@@ -56,6 +56,7 @@ BUSY = 3
 KEEP = 32
 KEEP_SECONDS = 300.0
 _JOBS = "companion.score.jobs"
+_STORE_LOCK = threading.Lock()
 _STORE = "companion.score.store"
 
 
@@ -126,9 +127,6 @@ def store() -> ScoredPositions:
             ext[_STORE] = ScoredPositions(web().table.journal.path)
     found: ScoredPositions = ext[_STORE]
     return found
-
-
-_STORE_LOCK = threading.Lock()
 
 
 @bp.record_once
@@ -254,8 +252,9 @@ def _count_args(body: Any) -> dict[str, Any]:
             raise ValueError("prisoners are two whole numbers: stones Black took, White took")
         prisoners = (prisoners[0], prisoners[1])
     dead = body.get("dead")
-    dame = body.get("dame") or []
-    for name, spots in (("dead", dead or []), ("dame", dame)):
+    dame = body.get("dame")
+    dame = [] if dame is None else dame
+    for name, spots in (("dead", [] if dead is None else dead), ("dame", dame)):
         if not isinstance(spots, list) or not all(
             isinstance(s, int) and not isinstance(s, bool) for s in spots
         ):
