@@ -134,7 +134,9 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
     last = _jpeg(3)
     table.frame = last
     camera.note, camera.ended = "the frame source ended", True
-    page.wait_for_selector("#camera-note >> text=The frame source ended: this is its last picture.", timeout=5000)
+    page.wait_for_selector(
+        "#camera-note >> text=The frame source ended: this is its last picture.", timeout=5000
+    )
     until(lambda: page.get_attribute("#camera-picture", "src").endswith(f"f={zlib.crc32(last)}"))
     assert page.eval_on_selector("#camera-picture", "i => i.complete && i.naturalWidth") == 640
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,8 @@ import cv2
 import numpy as np
 import pytest
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.journal import Journal
 from companion.scored import PHOTO_SIDE
@@ -261,3 +263,59 @@ def test_a_fault_in_a_job_is_answered_in_words(client: FlaskClient) -> None:
         "ok": False,
         "error": "the table could not do it (ZeroDivisionError)",
     }
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+_VALID = {
+    "size": 9,
+    "tokens": TOKENS,
+    "rules": "chinese",
+    "komi": None,
+    "prisoners": None,
+    "dead": [],
+    "dame": [],
+}
+#: Values that pass a careless check: falsy, huge, the wrong kind of number.
+_EDGES = st.sampled_from([0, 0.0, False, True, "", {}, [], None, -1, 1e308, "x", [True], [0.5]])
+#: A sound body with one to three fields changed to anything JSON can say.
+_BODIES = st.builds(
+    lambda changes: {**_VALID, **changes},
+    st.dictionaries(
+        st.sampled_from([*_VALID, "assume_empty"]),
+        _EDGES | _JSON | st.lists(st.integers(-5, 90), max_size=6),
+        min_size=1,
+        max_size=3,
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, str]]]:
+    table = TableSession(Journal(tmp_path_factory.mktemp("fuzz") / "j.sqlite"), suggest=False)
+    app = create_app(table, pin=PIN)
+    client = app.test_client()
+    yield client, token(client)
+    table.journal.close()
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(body=_BODIES)
+def test_no_count_body_gets_a_traceback(
+    fuzz_client: tuple[Any, dict[str, str]], body: dict[str, Any]
+) -> None:
+    """Whatever the body, the answer is a count, a job, or a refusal in words: never a 500."""
+    client, headers = fuzz_client
+    resp = client.post("/api/score/count", json=body, headers=headers)
+    assert resp.status_code in (200, 202, 422, 429), (body, resp.get_data(as_text=True))
+    data = resp.get_json()
+    assert data["ok"] == (resp.status_code in (200, 202)), data
+    if not data["ok"]:
+        assert isinstance(data["error"], str) and data["error"]
