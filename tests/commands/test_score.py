@@ -96,3 +96,18 @@ def test_bad_photos_are_clear_errors(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["score", str(tmp_path / "missing.jpg")])
     assert res.exit_code == 1 and "no such file" in res.output
     assert "Traceback" not in res.output
+
+
+def test_corners_given_instead_of_finding_the_board(tmp_path: Path) -> None:
+    rendered = render_board(FINISHED, seed=4)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), rendered.image)
+    corners = ",".join(f"{v:.1f}" for v in rendered.corners[0].ravel())
+    res = CliRunner().invoke(
+        main, ["score", str(path), "--size", "9", "--corners", corners, "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["reading"]["corners_from"] == "given" and data["rows"] == FINISHED
+    bad = CliRunner().invoke(main, ["score", str(path), "--corners", "1,2,3"])
+    assert bad.exit_code == 2 and "eight numbers" in bad.output
