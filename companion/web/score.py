@@ -277,9 +277,13 @@ def _counted(args: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- routes
 @bp.get("/score")
 def score_page() -> str:
-    return render_template(
-        "score.html", page="score", rules=PHOTO_RULES, saved=saved_summaries()[:20]
-    )
+    from companion.games.rules import find_rules
+
+    rules = [
+        {"name": n, "komi": find_rules(n).komi, "scoring": str(find_rules(n).scoring)}
+        for n in PHOTO_RULES
+    ]
+    return render_template("score.html", page="score", rules=rules, saved=saved_summaries()[:20])
 
 
 @bp.post("/api/score/read")

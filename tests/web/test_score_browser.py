@@ -177,6 +177,11 @@ def test_every_unread_point_is_asked_for_before_the_count(
     page = context.new_page()
     try:
         page.goto(url + "/score")
+        # Prisoners are asked for where they count, and komi shows the rules' own.
+        assert page.is_hidden("#prisoners") and page.get_attribute("#komi", "placeholder") == "7.5"
+        page.select_option("#rules", "japanese")
+        assert page.is_visible("#prisoners") and page.get_attribute("#komi", "placeholder") == "6.5"
+        page.select_option("#rules", "chinese")
         page.set_input_files("#photo", str(path))
         page.wait_for_selector("#marks g.pt", timeout=20000)
         unread = [s for s, t in enumerate(tokens(page)) if t == "?"]

@@ -175,6 +175,7 @@ function frame(spacing) {
   const wrap = $("photo-wrap"), img = $("preview"), svg = $("marks"), rd = state.reading;
   if (!rd) {
     wrap.style.aspectRatio = "";
+    wrap.style.maxWidth = "";
     for (const node of [img, svg]) {
       for (const k of ["position", "width", "height", "left", "top", "maxWidth"]) node.style[k] = "";
     }
@@ -186,6 +187,7 @@ function frame(spacing) {
   const y0 = Math.max(0, Math.min(...ys) - m), y1 = Math.min(h, Math.max(...ys) + m);
   const bw = Math.max(1, x1 - x0), bh = Math.max(1, y1 - y0);
   wrap.style.aspectRatio = `${bw} / ${bh}`;
+  wrap.style.maxWidth = `calc((100vh - 5rem) * ${bw / bh})`; // the whole board on one screen
   // CSSOM, not a style attribute: the page's CSP allows no inline styles
   const place = {
     position: "absolute", maxWidth: "none",
@@ -290,7 +292,16 @@ function addFixButton() {
   $("count").parentElement.append(b);
 }
 
+// The komi field shows the rules' own komi; prisoners are asked for only where they count.
+function rulesChanged() {
+  const chosen = $("rules").selectedOptions[0];
+  $("komi").placeholder = chosen.dataset.komi;
+  $("prisoners").hidden = chosen.dataset.scoring !== "territory";
+}
+
 // ------------------------------------------------------------------ wiring
+rulesChanged();
+$("rules").addEventListener("change", rulesChanged);
 $("photo").addEventListener("change", () => {
   const file = $("photo").files[0];
   if (!file) return;
