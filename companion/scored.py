@@ -30,6 +30,8 @@ from companion.errors import JournalError
 #: The longest side of a stored photo: enough to see every stone of a 19x19 again.
 PHOTO_SIDE = 1600
 PHOTO_QUALITY = 85
+#: Ids are SQLite integers: a larger number names no position (rather than overflowing).
+MAX_ID = 2**63 - 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scored_positions (
@@ -140,6 +142,8 @@ class ScoredPositions(Closeable):
         return [self._position(r) for r in rows]
 
     def get(self, position: int) -> ScoredPosition | None:
+        if not 0 < position <= MAX_ID:
+            return None
         rows = self._run(
             "SELECT id, at, rules, size, komi, result, data FROM scored_positions WHERE id = ?",
             (position,),
@@ -147,5 +151,7 @@ class ScoredPositions(Closeable):
         return self._position(rows[0]) if rows else None
 
     def photo(self, position: int) -> bytes | None:
+        if not 0 < position <= MAX_ID:
+            return None
         rows = self._run("SELECT photo FROM scored_positions WHERE id = ?", (position,))
         return bytes(rows[0][0]) if rows else None

@@ -215,6 +215,8 @@ def test_saving_needs_the_pin_and_keeps_a_bounded_photo(
     assert "W+34.5" in client.get("/archive").get_data(as_text=True)
     assert client.get("/score/saved/99").status_code == 404
     assert client.get("/api/score/saved/99").status_code == 404
+    assert client.get(f"/score/saved/{2**64}").status_code == 404
+    assert client.get(f"/score/saved/{2**64}.jpg").status_code == 404
     # The journal is still a journal (its own check passes with the table beside it).
     path = table.journal.path
     table.journal.close()
