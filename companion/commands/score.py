@@ -99,7 +99,11 @@ def command(
     as_json: bool,
 ) -> None:
     """Score a photo of a finished board: the board, the dead stones, the result and how it
-    was counted."""
+    was counted.
+
+    Exit status: 0 counted; 3 some points could not be read (they are listed, no score is
+    made up); 1 not an image, too big, or no board found; 2 a bad option.
+    """
     from companion.commands.read import _corners, _named
     from companion.vision.imagefile import load_image
     from companion.vision.pipeline import read_photo
