@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
 from companion.vision.board_edge import board_quads
+from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
 from companion.vision.crossings import refined as _refined
@@ -452,7 +453,15 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         )
     score, quad, n = found
     corners = order_corners(quad) / scale
+    corners = order_corners(_corner_refine(_gray_of(image, gray, scale), corners, n))
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def _gray_of(image: Image, small_gray: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
+    """The full-resolution grey copy (the working one when no reduction was made)."""
+    if scale >= 1.0:
+        return small_gray
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
 
 
 def _from_edge(

@@ -312,7 +312,7 @@ def corner_error(found: Corners, truth: Corners, size: int) -> float:
     f = np.asarray(found, np.float64)
     spacing = np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean() / (size - 1)
     worst = min(float(np.linalg.norm(np.roll(f, k, axis=0) - t, axis=1).max()) for k in range(4))
-    return worst / spacing
+    return float(worst / spacing)
 
 
 def evaluate_case(case: Case, *, size_given: bool) -> Outcome:
