@@ -143,10 +143,10 @@ def refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
 
 
 def corner_patch_refine(
-    gray: NDArray[np.uint8], quad: Corners, n: int, *, reach: int = 5
+    image: NDArray[np.uint8], quad: Corners, n: int, *, reach: int = 5
 ) -> Corners:
     """Each corner of ``quad`` moved to where the crossings near it really are, at the full
-    resolution of ``gray`` (the grid is found on a reduced copy; lens distortion bends the
+    resolution of ``image`` (colour or grey; the grid is found on a reduced copy; lens distortion bends the
     lines, so one homography over the board misses its corners by a fraction of a spacing).
 
     Around each corner the ``reach`` x ``reach`` cells nearest it are seen top-down through
@@ -176,8 +176,10 @@ def corner_patch_refine(
         to_grid = np.array([[1 / px, 0, c0 - 1], [0, 1 / px, r0 - 1], [0, 0, 1]], np.float64)
         m = H @ to_grid  # top-view px -> image px
         top = cv2.warpPerspective(
-            gray, m, (side + 1, side + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+            image, m, (side + 1, side + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         )
+        if top.ndim == 3:  # only the patch is made grey, not a 12-megapixel photo
+            top = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
         bh = cv2.subtract(cv2.morphologyEx(top, cv2.MORPH_CLOSE, se), top).astype(np.float32)
         both = np.minimum(cv2.blur(bh, (2 * arm + 1, 1)), cv2.blur(bh, (1, 2 * arm + 1)))
         floor = float(np.percentile(both, 60))
