@@ -52,7 +52,8 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
 
-    click.echo(f"frame 1280x720, {size}x{size} board, {frames} frames per profile:")
+    cv2.setNumThreads(1)  # the figure asked for is one core's; the camera loop may use more
+    click.echo(f"frame 1280x720, {size}x{size} board, {frames} frames per profile, one core:")
     for label, profile in profiles.items():
         reader = profile.reader()
         for _ in range(20):  # warm up

@@ -19,6 +19,7 @@ from companion.vision.photoset import LabelledPhoto, load_image
 from companion.vision.pipeline import Reading, read_photo
 
 CLASSES = (".", "B", "W")
+CONFIDENT_WRONG = 0.95  # a wrong reading at least this sure counts as "confident wrong"
 
 
 @dataclass
@@ -39,6 +40,25 @@ class PhotoResult:
         """Spots read as a different *colour or emptiness* (unknowns not counted)."""
         return sum(
             1 for a, b in zip(self.photo.tokens, self.read, strict=True) if a != b and b != "?"
+        )
+
+    @property
+    def swaps(self) -> int:
+        """Black read as white or white as black: the one error the tracker cannot survive."""
+        return sum(
+            1 for a, b in zip(self.photo.tokens, self.read, strict=True) if {a, b} == {"B", "W"}
+        )
+
+    @property
+    def confident_wrong(self) -> int:
+        """Wrong readings whose confidence is at least :data:`CONFIDENT_WRONG`."""
+        if self.reading is None:
+            return 0
+        conf = self.reading.observation.confidence
+        return sum(
+            1
+            for a, b, c in zip(self.photo.tokens, self.read, conf, strict=True)
+            if a != b and b != "?" and c >= CONFIDENT_WRONG
         )
 
     @property
@@ -72,6 +92,8 @@ class Summary:
             "accuracy": right / points if points else 0.0,
             "unknown": sum(r.read.count("?") for r in rs),
             "wrong": sum(r.wrong for r in rs),
+            "confident_wrong": sum(r.confident_wrong for r in rs),
+            "swaps": sum(r.swaps for r in rs),
             "perfect": sum(1 for r in rs if r.errors == 0),
             "worst_board_errors": max((r.errors for r in rs), default=0),
             "median_ms": 1000 * statistics.median([r.seconds for r in rs]) if rs else 0.0,
@@ -93,15 +115,22 @@ def corner_error(found: np.ndarray, truth: Iterable[tuple[float, float]], size: 
 
 
 def evaluate_photo(
-    photo: LabelledPhoto, *, use_corners: bool, guess_size: bool = True
+    photo: LabelledPhoto,
+    *,
+    use_corners: bool,
+    guess_size: bool = True,
+    model: bytes | None = None,
 ) -> PhotoResult:
-    """Read one labelled photo. ``use_corners`` reads with the truth corners where they exist."""
+    """Read one labelled photo. ``use_corners`` reads with the truth corners where they exist.
+
+    ``model``: ONNX bytes of another stone classifier (leave-one-out), else the bundled one.
+    """
     image = load_image(photo.path)
     n = photo.size
     given = photo.corners if (use_corners and photo.corners is not None) else None
     try:
         reading = read_photo(
-            image, size=None if (guess_size and given is None) else n, corners=given
+            image, size=None if (guess_size and given is None) else n, corners=given, model=model
         )
     except BoardNotFound:
         return PhotoResult(photo, ("?",) * (n * n), 0.0, False, None)
