@@ -76,6 +76,39 @@ def test_a_hand_over_the_board_is_unknown_never_a_stone() -> None:
     assert not [i for i in r.hidden if obs.states[i] in ("B", "W")]
 
 
+def test_a_spot_placed_between_points_reads_no_stone() -> None:
+    """A hand-placed map spot dragged off its stone to between four points (the calibrate page)
+    must not read a stone: there is none at its centre (it reads empty or ``?``)."""
+    from companion.vision.geometry import project
+
+    rows = [
+        ". . . . . . . . .",
+        ". B . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . W . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . B . .",
+        ". . . . . . . . .",
+        ". . W . . . . . .",
+    ]
+    r = render_board(rows, size=9, seed=5, tilt=15)
+    H = homography(r.corners[0], 9)
+    grid = np.stack(np.meshgrid(np.arange(9.0), np.arange(9.0)), axis=-1).reshape(-1, 2)
+    spacing = float(
+        np.median(
+            np.linalg.norm(project(H, grid + np.array([1.0, 0.0])) - project(H, grid), axis=1)
+        )
+    )
+    size = (r.image.shape[1], r.image.shape[0])
+    for between in ([1.5, 1.5], [3.5, 3.5], [4.5, 2.5], [6.5, 5.5]):
+        spots = project(H, np.array([between, [1.0, 1.0], [4.0, 3.0]]))
+        region = Region(H=np.eye(3), points=spots, spots=(0, 1, 2), scale=spacing)
+        obs = StoneReader([region], size).read(r.image)
+        assert obs.states[0] in (".", "?"), (between, obs.states)
+        assert obs.states[1:] == ("B", "W")
+
+
 def test_unsure_and_covered_spots_read_unknown() -> None:
     probs = np.array(
         [[0.97, 0.01, 0.01, 0.01], [0.5, 0.45, 0.05, 0.0], [0.05, 0.0, 0.0, 0.95], [0, 0, 1, 0]],

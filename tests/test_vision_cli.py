@@ -111,6 +111,33 @@ def test_eval_photos_on_a_rendered_folder(tmp_path: Path) -> None:
     assert data["all"]["photos"] == 3
 
 
+def test_eval_photos_leaves_hidden_points_out(tmp_path: Path) -> None:
+    """A folder's hidden.json (render-set writes one: points under a hand) takes those points
+    out of the score; a hidden point read as a stone it is not is counted apart."""
+    rows = random_position(9, stones=0.3, seed=4)
+    r = render_board(rows, size=9, width=640, height=480, seed=4)
+    cv2.imwrite(str(tmp_path / "0.png"), r.image)
+    empty = [i for i, t in enumerate(r.tokens) if t == "."][:3]
+    lie = [list(row.split()) for row in rows]
+    for i in empty:  # the label lies about these points: hidden, they cost nothing
+        lie[i // 9][i % 9] = "B"
+    (tmp_path / "0.txt").write_text("\n".join(" ".join(row) for row in lie) + "\n")
+    (tmp_path / "corners.json").write_text(json.dumps({"0.png": r.corners[0].tolist()}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path), "--use-corners", "--json"])
+    before = json.loads(res.output[res.output.index("{") :])["all"]
+    assert before["points"] == 81 and before["hidden"] == 0
+    (tmp_path / "hidden.json").write_text(json.dumps({"0.png": empty}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path), "--use-corners", "--json"])
+    assert res.exit_code == 0, res.output
+    after = json.loads(res.output[res.output.index("{") :])["all"]
+    assert after["points"] == 78 and after["hidden"] == 3 and after["right"] == before["right"]
+    assert after["wrong"] + after["unknown"] == before["wrong"] + before["unknown"] - 3
+    assert after["hidden_wrong"] == before["wrong"] - after["wrong"] >= 1
+    (tmp_path / "hidden.json").write_text(json.dumps({"0.png": [81]}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
+    assert res.exit_code != 0 and "outside" in res.output
+
+
 def test_eval_photos_empty_folder(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
     assert res.exit_code != 0 and "no labelled photos" in res.output

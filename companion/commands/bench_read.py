@@ -34,7 +34,10 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     try:
         board = str(size)
         if photo:
-            image = cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA)
+            image = np.asarray(
+                cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA),
+                dtype=np.uint8,
+            )
             profiles = {"profile from this frame": calibrate(image, board=board, empty=False)}
         else:
             rows = random_position(size, stones=0.3, seed=1)

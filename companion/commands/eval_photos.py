@@ -26,7 +26,7 @@ from companion.errors import CompanionError
     "train extra; minutes).",
 )
 @click.option("--steps", default=800, show_default=True, help="Training steps per left-out model.")
-@click.option("--renders", default=600, show_default=True, help="Rendered boards to train on.")
+@click.option("--renders", default=800, show_default=True, help="3D-rendered scenes to train on.")
 @click.option(
     "--model", type=click.Path(dir_okay=False, exists=True), help="Read with this ONNX model."
 )
@@ -44,7 +44,8 @@ def command(
     matrix, perfect boards, boards found and median time.
 
     FOLDER holds photos with label files (see shared/data/photos/README.md). A board that is
-    not found counts as all of its intersections unknown. With --leave-one-out each source
+    not found counts as all of its intersections unknown; points a folder's hidden.json marks
+    (under a hand) are not scored. With --leave-one-out each source
     (shared/data/photos: gomrade/testing_sequence, gomrade singles, imago/t1, imago/t2 with its
     skip/ frames, imago 9x9+13x13) is read by a model trained without any of its photos.
     """
@@ -84,8 +85,12 @@ def command(
     lines = [Summary.line(name, rs) for name, rs in summary.groups().items()]
     total = Summary.line("all", summary.results)
     if as_json:
-        out = {"mode": "corners" if use_corners else "found", "sets": lines, "all": total}
-        out["confusion"] = summary.confusion()
+        out: dict[str, object] = {
+            "mode": "corners" if use_corners else "found",
+            "sets": lines,
+            "all": total,
+            "confusion": summary.confusion(),
+        }
         click.echo(json.dumps(out, indent=1))
         return
     mode = "truth corners where given, else found" if use_corners else "board found without help"
@@ -103,6 +108,11 @@ def command(
             f"{ln['confident_wrong']:>8}{ln['swaps']:>6}"
             f"{perfect:>9}{ln['worst_board_errors']:>6}{float(ln['median_ms']):>8.0f}"  # type: ignore[arg-type]
         )
+    if total["hidden"]:
+        click.echo(
+            f"hidden points (hidden.json, not scored): {total['hidden']}, "
+            f"read as a stone or empty they are not: {total['hidden_wrong']}"
+        )
     if not use_corners:
         click.echo(
             f"board found (corners within 1/4 spacing) where truth corners exist: "
@@ -118,7 +128,7 @@ def command(
             if r.errors:
                 bad = [
                     f"{i // r.photo.size},{i % r.photo.size} {a}->{b}"
-                    for i, (a, b) in enumerate(zip(r.photo.tokens, r.read, strict=True))
+                    for i, a, b in r.scored()
                     if a != b
                 ]
                 click.echo(f"{r.photo.path}: {r.errors} errors: {', '.join(bad[:12])}")
@@ -134,10 +144,10 @@ def _left_out_models(folder: str, steps: int, renders: int) -> dict[str, bytes |
         raise click.ClickException(
             "--leave-one-out needs the train extra: pip install -e .[train]"
         ) from exc
-    from companion.commands.train_reader import load_items
+    from companion.commands.train_reader import DEFAULT_CACHE, load_items
 
     torch.set_num_threads(1)
-    items = load_items(folder, "../shared/data/games", renders, 0, ".cache/renders")
+    items = load_items(folder, renders, 0, DEFAULT_CACHE)
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
     out: dict[str, bytes | None] = {}
     for source in sources:
@@ -201,12 +211,13 @@ def _sweep(summary: object) -> None:
         for r in summary.results:
             probs = r.reading.observation.extra.get("probabilities") if r.reading else None
             if not isinstance(probs, np.ndarray):
-                points += len(r.read)
-                unknown += len(r.read)
+                points += r.points
+                unknown += r.points
                 continue
             best = probs.argmax(axis=1)
             sure = (probs.max(axis=1) >= bar) & (best != 3)
-            for truth, b, s in zip(r.photo.tokens, best, sure, strict=True):
+            for i, truth, _ in r.scored():
+                b, s = best[i], sure[i]
                 points += 1
                 got = CLASSES[int(b)] if s else "?"
                 right += got == truth

@@ -12,21 +12,24 @@ from pathlib import Path
 
 import click
 
+from companion.vision.scene import TEST_SEEDS_FROM
+
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "stones.onnx"
+
+
+#: Rendered scenes are cached here (outside the repository): rendering costs ~1 s each.
+DEFAULT_CACHE = "~/.cache/companion/scenes"
 
 
 def load_items(
     photos: str | None,
-    games: str | None,
     renders: int,
     render_seed: int,
     cache: str | None,
     exclude: tuple[str, ...] = (),
 ) -> list[object]:
-    """Photo items (minus excluded sources) then render items, with progress bars on stderr."""
-    import numpy as np
-
-    from companion.vision.reader_data import Item, photo_items, render_items
+    """Photo items (minus excluded sources) then 3D-rendered scenes, with progress bars."""
+    from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
     items: list[Item] = []
     if photos:
@@ -34,30 +37,16 @@ def load_items(
             got = photo_items(photos)
             bar.update(1)
         items += [it for it in got if it.source not in exclude]
-    cache_dir = Path(cache) if cache else None
-    if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+    if render_seed < 0 or render_seed + renders > TEST_SEEDS_FROM:
+        raise click.BadParameter(
+            f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
+            param_hint="--render-seed",
+        )
     seeds = range(render_seed, render_seed + renders)
-    with click.progressbar(seeds, label="renders", file=sys.stderr) as bar:
-        for seed in bar:
-            path = cache_dir / f"render-{seed}.npz" if cache_dir else None
-            if path is not None and path.is_file():
-                z = np.load(path)
-                items.append(
-                    Item(
-                        z["image"],
-                        z["corners"],
-                        int(z["size"]),
-                        z["labels"],
-                        "renders",
-                        f"render {seed}",
-                    )
-                )
-                continue
-            it = next(render_items([seed], games))
-            if path is not None:
-                np.savez(path, image=it.image, corners=it.corners, size=it.size, labels=it.labels)
+    with click.progressbar(length=len(seeds), label="renders", file=sys.stderr) as bar:
+        for it in cached_scene_items(seeds, cache):
             items.append(it)
+            bar.update(1)
     return items  # type: ignore[return-value]
 
 
@@ -69,30 +58,33 @@ def load_items(
     help="Labelled photo folder ('' for none).",
 )
 @click.option(
-    "--games",
-    default="../shared/data/games",
+    "--renders",
+    default=800,
     show_default=True,
-    help="SGF games for render positions.",
+    type=click.IntRange(0, 100000),
+    help="3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
 )
-@click.option("--renders", default=600, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
-    "--render-seed", default=0, show_default=True, help="First render seed (tests use >= 10**6)."
+    "--render-seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, TEST_SEEDS_FROM - 1),
+    help="First render seed (test sets use seeds >= 10**6).",
 )
 @click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
 @click.option(
     "--cache",
-    default=".cache/renders",
+    default=DEFAULT_CACHE,
     show_default=True,
-    help="Folder caching rendered boards ('' for none).",
+    help="Folder caching rendered scenes ('' for none).",
 )
 @click.option(
     "-o", "--out", type=click.Path(dir_okay=False), default=str(DEFAULT_OUT), show_default=True
 )
 def command(
     photos: str,
-    games: str,
     renders: int,
     render_seed: int,
     steps: int,
@@ -111,7 +103,7 @@ def command(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
     torch.set_num_threads(1)
-    items = load_items(photos or None, games or None, renders, render_seed, cache or None, exclude)
+    items = load_items(photos or None, renders, render_seed, cache or None, exclude)
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
         f"{len(train_items)} boards to train on, {len(held)} held out for calibration", err=True

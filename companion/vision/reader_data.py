@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import cv2
 import numpy as np
@@ -27,10 +28,16 @@ from companion.errors import BoardNotFound, CompanionError
 from companion.vision.geometry import homography, project
 from companion.vision.stone_net import CLASSES, PATCH, PX, view_homography, view_size
 
+if TYPE_CHECKING:
+    from companion.vision.photoset import LabelledPhoto
+
 STORE_PX = 20  # stored pixels per spacing (views are cut at PX..2*PX from these)
 TOKEN_CLASS = {tok: i for i, tok in enumerate(CLASSES)}
 COVERED = CLASSES.index("?")
 # Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
+# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings).
+OFF_SHARE = 0.08
+OFF_LATTICE = ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.5, 0.5))
 LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
@@ -83,7 +90,9 @@ def prepare(
     c = c - [x0, y0]
     k = min(1.0, STORE_PX / spacing)
     if k < 1.0:
-        crop = cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        crop = np.asarray(
+            cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), dtype=np.uint8
+        )
         c = (c + 0.5) * k - 0.5
     return Item(np.ascontiguousarray(crop), c, size, labels, source, name)
 
@@ -97,7 +106,9 @@ def photo_items(
 
     photos = list(walk(root))
     out: list[Item] = []
-    for photo in progress(photos) if progress else photos:  # type: ignore[attr-defined]
+    chosen: Iterable[object] = progress(photos) if progress else photos
+    for each in chosen:
+        photo = cast("LabelledPhoto", each)
         image = load_image(photo.path)
         n = photo.size
         if photo.corners is not None:
@@ -214,6 +225,59 @@ def render_items(seeds: Iterable[int], games: str | Path | None) -> Iterator[Ite
         )
 
 
+def scene_item(seed: int) -> Item:
+    """One 3D-rendered board (:func:`companion.vision.scene.render_scene`) as an item.
+
+    The size is drawn from the seed (19x19 three times in five, else 9x9 or 13x13); the lens
+    distortion is kept mild (|k| <= 0.03) because a window is cut by the corners' homography
+    and the training labels must stay on their points. Spots a hand hides are "covered".
+    """
+    from companion.vision.scene import render_scene
+
+    rng = np.random.default_rng([seed, 7])
+    size = int(rng.choice([9, 13, 19, 19, 19]))
+    scene = render_scene(
+        seed,
+        size=size,
+        width=640,
+        height=480,
+        distortion=round(float(rng.uniform(-0.03, 0.02)), 3),
+    )
+    labels = np.array([TOKEN_CLASS[t] for t in scene.tokens], dtype=np.int8)
+    labels[list(scene.hidden)] = COVERED
+    return prepare(
+        scene.image,
+        np.asarray(scene.corners[0], dtype=np.float64),
+        size,
+        labels.reshape(size, size),
+        source="renders",
+        name=f"scene {seed}",
+    )
+
+
+def cached_scene_items(seeds: Iterable[int], cache: str | Path | None) -> Iterator[Item]:
+    """:func:`scene_item` per seed, read from (or written to) ``cache/scene-SEED.npz``."""
+    folder = Path(cache).expanduser() if cache else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    for seed in seeds:
+        path = folder / f"scene-{seed}.npz" if folder is not None else None
+        if path is not None and path.is_file():
+            z = np.load(path)
+            yield Item(
+                z["image"], z["corners"], int(z["size"]), z["labels"], "renders", f"scene {seed}"
+            )
+            continue
+        item = scene_item(seed)
+        if path is not None:
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(
+                tmp, image=item.image, corners=item.corners, size=item.size, labels=item.labels
+            )
+            tmp.replace(path)
+        yield item
+
+
 def plain_view(item: Item) -> NDArray[np.uint8]:
     """The whole view of an item with its true corners, as :class:`Cutter` would cut it."""
     from companion.vision.stone_net import Cutter
@@ -238,9 +302,13 @@ def augmented_window(
     spacing = float(
         np.linalg.norm(np.diff(item.corners, axis=0, append=item.corners[:1]), axis=1).mean()
     ) / (n - 1)
-    # corners off by up to ~0.15 spacing, as a hand-placed or found corner can be
-    jitter = rng.normal(0.0, 0.05, (4, 2)) + rng.normal(0.0, 0.04, (1, 2))
-    corners = item.corners + np.clip(jitter, -0.2, 0.2) * spacing
+    # corners off by up to ~0.2 spacing, as a hand-placed or found corner can be
+    jitter = rng.normal(0.0, 0.06, (4, 2)) + rng.normal(0.0, 0.05, (1, 2))
+    corners = item.corners + np.clip(jitter, -0.25, 0.25) * spacing
+    # now and then a window half a spacing off the lattice: no point lies at its centres, so
+    # "covered" (not a point, nor a stone on one): a spot placed between points, or corners
+    # that are badly off, read ``?`` rather than a stone that is not there
+    off = OFF_LATTICE[int(rng.integers(len(OFF_LATTICE)))] if rng.random() < OFF_SHARE else None
     target = float(rng.uniform(PX, 2 * PX))
     # only the part of the image the window needs (two spacings around it) is resized
     box = np.array([[c0 - 2.5, r0 - 2.5], [c0 + k + 1.5, r0 - 2.5], [c0 + k + 1.5, r0 + k + 1.5]])
@@ -255,12 +323,16 @@ def augmented_window(
     corners = corners - [x0, y0]
     scale = target / spacing
     if scale < 1.0:
-        img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        img = np.asarray(
+            cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), dtype=np.uint8
+        )
         corners = (corners + 0.5) * scale - 0.5
     if rng.random() < 0.3:  # focus blur before the view is cut, as a camera blurs
-        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.3, 1.5)) * target / PX)
-    H = homography(corners, n)
-    shift = np.array([[1.0, 0.0, PX * c0], [0.0, 1.0, PX * r0], [0.0, 0.0, 1.0]])
+        sigma = float(rng.uniform(0.3, 1.5)) * target / PX
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), dtype=np.uint8)
+    H = homography(np.asarray(corners, dtype=np.float64), n)
+    dx, dy = off if off is not None else (0.0, 0.0)
+    shift = np.array([[1.0, 0.0, PX * (c0 + dx)], [0.0, 1.0, PX * (r0 + dy)], [0.0, 0.0, 1.0]])
     Hv = view_homography(H) @ shift
     vw, vh = view_size(k, k)
     view = cv2.warpPerspective(
@@ -271,7 +343,9 @@ def augmented_window(
         borderMode=cv2.BORDER_REPLICATE,
     )
     labels = item.labels[r0 : r0 + k, c0 : c0 + k].copy()
-    view = _photometric(view, rng)
+    if off is not None:
+        labels[:] = COVERED
+    view = _photometric(np.asarray(view, dtype=np.uint8), rng)
     turns = int(rng.integers(4))
     view, labels = np.rot90(view, turns), np.rot90(labels, turns)
     if rng.random() < 0.5:
@@ -309,14 +383,16 @@ def _photometric(view: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[n
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rot, (length, length))
-        f = cv2.filter2D(f, -1, kernel / max(float(kernel.sum()), 1e-6))
+        kernel = np.asarray(cv2.warpAffine(kernel, rot, (length, length)), dtype=np.float32)
+        f = np.asarray(
+            cv2.filter2D(f, -1, kernel / max(float(kernel.sum()), 1e-6)), dtype=np.float32
+        )
     f = f + rng.normal(0.0, rng.uniform(0.0, 0.03), f.shape).astype(np.float32)
     out = np.clip(f * 255.0, 0, 255).astype(np.uint8)
     if rng.random() < 0.2:
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
         if ok:
-            out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+            out = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), dtype=np.uint8)
     return out
 
 

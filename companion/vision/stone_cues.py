@@ -169,7 +169,10 @@ class CueMeter:
 
     def _mosaics(self, image: Image) -> list[NDArray[np.uint8]]:
         return [
-            cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            np.asarray(
+                cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                dtype=np.uint8,
+            )
             for m1, m2, _ in self._maps
         ]
 
@@ -270,10 +273,15 @@ class CueMeter:
         for x0, y0, x1, y1, factor in self._boxes:
             roi = image[y0:y1, x0:x1]
             if factor > 1:
-                roi = cv2.resize(
-                    roi, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA
+                roi = np.asarray(
+                    cv2.resize(
+                        roi,
+                        ((x1 - x0) // factor, (y1 - y0) // factor),
+                        interpolation=cv2.INTER_AREA,
+                    ),
+                    dtype=np.uint8,
                 )
-            out.append(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY))
+            out.append(np.asarray(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), dtype=np.uint8))
         return out
 
     def _flats(
@@ -282,7 +290,10 @@ class CueMeter:
         """Per region, the grey mosaic of tiles centred on the points themselves (grid lines)."""
         boxes = self._shrunk(image) if shrunk is None else shrunk
         return [
-            cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            np.asarray(
+                cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                dtype=np.uint8,
+            )
             for g, (m1, m2, _) in zip(boxes, self._flat_maps, strict=True)
         ]
 
@@ -328,7 +339,7 @@ class CueMeter:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
             allp = allp[inv_order]
-        return allp
+        return np.asarray(allp, dtype=np.uint8)
 
 
 def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64]:
@@ -358,14 +369,14 @@ def _ring_maps(
     uv = project(H, pts.reshape(-1, 2)).astype(np.float32)
     uv = uv.reshape(len(centres), RING_ANGLES * len(RING_RADII), 2)  # wide rows remap fastest
     m1, m2 = cv2.convertMaps(uv[..., 0].copy(), uv[..., 1].copy(), cv2.CV_16SC2)
-    return m1, m2
+    return np.asarray(m1, dtype=np.int16), np.asarray(m2, dtype=np.uint16)
 
 
 def _disc(cell: int) -> NDArray[np.bool_]:
     """Flat mask of the sample disc (radius :data:`DISC` units) in a ``cell`` x ``cell`` tile."""
     yy, xx = np.mgrid[0:cell, 0:cell]
     c = (cell - 1) / 2.0
-    return (np.hypot(yy - c, xx - c) / cell <= DISC).ravel()
+    return np.asarray((np.hypot(yy - c, xx - c) / cell <= DISC).ravel(), dtype=np.bool_)
 
 
 def _box(region: Region, image_size: tuple[int, int], factor: int) -> tuple[int, int, int, int]:
@@ -461,7 +472,7 @@ def _low(values: list[NDArray[np.float32]], q: int) -> NDArray[np.float32]:
     much faster than ``np.partition`` along a short last axis.
     """
     if q != 1 or len(values) < 2:
-        return np.partition(np.stack(values), q, axis=0)[q]
+        return np.asarray(np.partition(np.stack(values), q, axis=0)[q], dtype=np.float32)
     pre: list[NDArray[np.float32] | None] = [None]
     for v in values[:-1]:
         last = pre[-1]
@@ -518,7 +529,7 @@ def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> 
 def _upper(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Upper quartile along axis 0 (a lower order statistic: cheaper than ``np.percentile``)."""
     k = (3 * (len(values) - 1)) // 4
-    return np.partition(values, k, axis=0)[k]
+    return np.asarray(np.partition(values, k, axis=0)[k], dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=16)

@@ -13,6 +13,7 @@ import io
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
@@ -25,7 +26,7 @@ from companion.vision.stone_net import CLASSES, PATCH, PX
 WIDTH = (24, 48, 48, 48)  # channels per convolution
 
 
-class Net(nn.Module):  # type: ignore[misc]
+class Net(nn.Module):
     """Valid convolutions only: receptive field PATCH, stride PX (see stone_net)."""
 
     def __init__(self, width: Sequence[int] = WIDTH) -> None:
@@ -143,10 +144,11 @@ def export_onnx(trained: Trained) -> bytes:
     import copy
 
     net = copy.deepcopy(trained.net).eval()
-    last = net.body[-1]
+    last = cast(nn.Conv2d, net.body[-1])
     with torch.no_grad():
         last.weight /= trained.temperature
-        last.bias /= trained.temperature
+        if last.bias is not None:
+            last.bias /= trained.temperature
     buf = io.BytesIO()
     x = torch.zeros(1, 3, PATCH, PATCH)
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated, still supported
@@ -159,7 +161,7 @@ def _export(net: Net, x: torch.Tensor, buf: io.BytesIO) -> None:
     torch.onnx.export(
         net,
         (x,),
-        buf,
+        buf,  # type: ignore[arg-type]
         input_names=["view"],
         output_names=["logits"],
         dynamic_axes={"view": {0: "n", 2: "h", 3: "w"}, "logits": {0: "n", 2: "rows", 3: "cols"}},
