@@ -31,17 +31,17 @@ def load_items(
     """Photo items (minus excluded sources) then 3D-rendered scenes, with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
+    if render_seed < 0 or render_seed + renders > TEST_SEEDS_FROM:
+        raise click.BadParameter(
+            f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
+            param_hint="--render-seed",
+        )
     items: list[Item] = []
     if photos:
         with click.progressbar(length=1, label="photos", file=sys.stderr) as bar:
             got = photo_items(photos)
             bar.update(1)
         items += [it for it in got if it.source not in exclude]
-    if render_seed < 0 or render_seed + renders > TEST_SEEDS_FROM:
-        raise click.BadParameter(
-            f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
-            param_hint="--render-seed",
-        )
     seeds = range(render_seed, render_seed + renders)
     with click.progressbar(length=len(seeds), label="renders", file=sys.stderr) as bar:
         for it in cached_scene_items(seeds, cache):
