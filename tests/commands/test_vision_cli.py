@@ -154,10 +154,26 @@ def test_eval_renders_prints_a_line_per_board_look() -> None:
     assert all(line.split()[0] in ("wood", "pale", "magnetic") for line in lines[1:])
 
 
+def test_eval_renders_factor_tables_on_fresh_3d_renders() -> None:
+    """--factors N: N 3D renders from seed 10**6 on (never trained on), a table per factor,
+    every visible point counted once per table."""
+    res = CliRunner().invoke(main, ["eval-renders", "--factors", "2"])
+    assert res.exit_code == 0, res.output
+    assert "seeds 1000000..1000001" in res.output
+    blocks = res.output.split("\n\n")[1:]
+    titles = [b.splitlines()[0] for b in blocks]
+    assert titles[0] == "all" and "light colour" in titles and "camera elevation (deg)" in titles
+    assert "stones on the board" in titles and "hand" in titles and "focus blur" in titles
+    for block in blocks:
+        rows = [line.split() for line in block.splitlines()[2:]]
+        assert sum(int(r[-8]) for r in rows) == 2  # boards
+
+
 def test_bench_read_prints_figures() -> None:
     res = CliRunner().invoke(main, ["bench", "read", "--frames", "20", "--finds", "1"])
     assert res.exit_code == 0, res.output
     assert "frames/s" in res.output and "find board" in res.output
+    assert "Raspberry Pi 4 estimate" in res.output
 
 
 def test_read_a_stacked_pair_with_its_profile(tmp_path: Path) -> None:
