@@ -26,7 +26,8 @@ from companion.errors import CompanionError
     "train extra; minutes).",
 )
 @click.option("--steps", default=800, show_default=True, help="Training steps per left-out model.")
-@click.option("--renders", default=800, show_default=True, help="3D-rendered scenes to train on.")
+@click.option("--renders", default=600, show_default=True, help="3D-rendered scenes to train on.")
+@click.option("--flat", default=300, show_default=True, help="Flat-renderer boards to train on.")
 @click.option(
     "--model", type=click.Path(dir_okay=False, exists=True), help="Read with this ONNX model."
 )
@@ -38,6 +39,7 @@ def command(
     leave_one_out: bool,
     steps: int,
     renders: int,
+    flat: int,
     model: str | None,
 ) -> None:
     """Per-set accuracy, right / unknown / wrong, confident wrong, black-white swaps, confusion
@@ -62,7 +64,7 @@ def command(
         raise click.ClickException(f"{folder}: no labelled photos found")
     models: dict[str, bytes | None] = {}
     if leave_one_out:
-        models = _left_out_models(folder, steps, renders)
+        models = _left_out_models(folder, steps, renders, flat)
     weights = Path(model).read_bytes() if model else None
     summary = Summary()
     try:
@@ -134,7 +136,7 @@ def command(
                 click.echo(f"{r.photo.path}: {r.errors} errors: {', '.join(bad[:12])}")
 
 
-def _left_out_models(folder: str, steps: int, renders: int) -> dict[str, bytes | None]:
+def _left_out_models(folder: str, steps: int, renders: int, flat: int) -> dict[str, bytes | None]:
     """Per photo source under ``folder``, ONNX bytes of a model trained without that source."""
     try:
         import torch
@@ -147,7 +149,7 @@ def _left_out_models(folder: str, steps: int, renders: int) -> dict[str, bytes |
     from companion.commands.train_reader import DEFAULT_CACHE, load_items
 
     torch.set_num_threads(1)
-    items = load_items(folder, renders, 0, DEFAULT_CACHE)
+    items = load_items(folder, renders, 0, DEFAULT_CACHE, flat=flat)
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
     out: dict[str, bytes | None] = {}
     for source in sources:

@@ -27,11 +27,13 @@ def load_items(
     render_seed: int,
     cache: str | None,
     exclude: tuple[str, ...] = (),
+    flat: int = 0,
 ) -> list[object]:
-    """Photo items (minus excluded sources) then 3D-rendered scenes, with progress bars."""
+    """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
+    flat renderer (same seeds from ``render_seed``), with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
-    if render_seed < 0 or render_seed + renders > TEST_SEEDS_FROM:
+    if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
         raise click.BadParameter(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
@@ -45,6 +47,11 @@ def load_items(
     seeds = range(render_seed, render_seed + renders)
     with click.progressbar(length=len(seeds), label="renders", file=sys.stderr) as bar:
         for it in cached_scene_items(seeds, cache):
+            items.append(it)
+            bar.update(1)
+    flats = range(render_seed, render_seed + flat)
+    with click.progressbar(length=len(flats), label="flat renders", file=sys.stderr) as bar:
+        for it in cached_scene_items(flats, cache, flat=True):
             items.append(it)
             bar.update(1)
     return items  # type: ignore[return-value]
@@ -71,6 +78,13 @@ def load_items(
     type=click.IntRange(0, TEST_SEEDS_FROM - 1),
     help="First render seed (test sets use seeds >= 10**6).",
 )
+@click.option(
+    "--flat",
+    default=300,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="Boards of the flat renderer to train on besides (seeds from --render-seed).",
+)
 @click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
@@ -87,6 +101,7 @@ def command(
     photos: str,
     renders: int,
     render_seed: int,
+    flat: int,
     steps: int,
     seed: int,
     exclude: tuple[str, ...],
@@ -103,7 +118,7 @@ def command(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
     torch.set_num_threads(1)
-    items = load_items(photos or None, renders, render_seed, cache or None, exclude)
+    items = load_items(photos or None, renders, render_seed, cache or None, exclude, flat)
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
         f"{len(train_items)} boards to train on, {len(held)} held out for calibration", err=True
@@ -125,6 +140,7 @@ def command(
         "photos": photos,
         "excluded": list(exclude),
         "renders": renders,
+        "flat_renders": flat,
         "render_seed": render_seed,
         "steps": steps,
         "seed": seed,

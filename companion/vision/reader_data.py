@@ -36,8 +36,11 @@ TOKEN_CLASS = {tok: i for i, tok in enumerate(CLASSES)}
 COVERED = CLASSES.index("?")
 # Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
 # Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings).
-OFF_SHARE = 0.08
-OFF_LATTICE = ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.5, 0.5))
+# Diagonal shifts only: their centres lie 0.71 spacing from any point, well clear of the
+# ~0.25 spacing a corner may be off (a shift along a line, 0.5, was too close: edge and
+# corner points then lost confidence).
+OFF_SHARE = 0.05
+OFF_LATTICE = ((0.5, 0.5), (-0.5, 0.5))
 LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
@@ -255,20 +258,34 @@ def scene_item(seed: int) -> Item:
     )
 
 
-def cached_scene_items(seeds: Iterable[int], cache: str | Path | None) -> Iterator[Item]:
-    """:func:`scene_item` per seed, read from (or written to) ``cache/scene-SEED.npz``."""
+def flat_item(seed: int, games: str | Path | None = None) -> Item:
+    """One board of the flat renderer (:mod:`companion.vision.render`) as an item."""
+    return next(render_items([seed], games))
+
+
+def cached_scene_items(
+    seeds: Iterable[int], cache: str | Path | None, *, flat: bool = False
+) -> Iterator[Item]:
+    """:func:`scene_item` (``flat``: :func:`flat_item`) per seed, read from (or written to)
+    ``cache/scene-SEED.npz`` (``flat-SEED.npz``)."""
     folder = Path(cache).expanduser() if cache else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
+    kind = "flat" if flat else "scene"
     for seed in seeds:
-        path = folder / f"scene-{seed}.npz" if folder is not None else None
+        path = folder / f"{kind}-{seed}.npz" if folder is not None else None
         if path is not None and path.is_file():
             z = np.load(path)
             yield Item(
-                z["image"], z["corners"], int(z["size"]), z["labels"], "renders", f"scene {seed}"
+                z["image"], z["corners"], int(z["size"]), z["labels"], "renders", f"{kind} {seed}"
             )
             continue
-        item = scene_item(seed)
+        if flat:
+            from companion.vision.scene.positions import games_dir
+
+            item = flat_item(seed, games_dir())
+        else:
+            item = scene_item(seed)
         if path is not None:
             tmp = path.with_suffix(".tmp.npz")
             np.savez(
