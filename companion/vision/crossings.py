@@ -208,9 +208,37 @@ def corner_patch_refine(
         if Hl is None or inl is None or int(inl.sum()) < max(5, k * k // 2):
             continue
         moved = project(np.asarray(Hl, np.float64), np.array([[cx, cy]], np.float64))[0]
-        if np.hypot(*(moved - out[ci])) < 0.45 * sp:
+        if np.hypot(*(moved - out[ci])) >= 0.45 * sp:
+            continue
+        # keep the move only if the crossings of the block, as the local fit puts them,
+        # show more cross of lines than where the grid put them (blur can pull single
+        # peaks towards stones)
+        gx, gy = np.meshgrid(np.arange(c0, c0 + k), np.arange(r0, r0 + k))
+        block = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float64)
+        before = _sample(both, (block - [c0 - 1, r0 - 1]) * px)
+        inv = np.linalg.inv(m)
+        after = _sample(both, project(inv, project(np.asarray(Hl, np.float64), block)))
+        if after > 1.05 * before:
             out[ci] = moved
     return out
+
+
+def _sample(img: NDArray[np.float32], pts: NDArray[np.float64]) -> float:
+    """Mean of ``img`` at sub-pixel points (bilinear), points outside counting zero."""
+    h, w = img.shape
+    x, y = pts[:, 0], pts[:, 1]
+    ok = (x >= 0) & (y >= 0) & (x < w - 1) & (y < h - 1)
+    if not ok.any():
+        return 0.0
+    x0, y0 = np.floor(x[ok]).astype(int), np.floor(y[ok]).astype(int)
+    fx, fy = x[ok] - x0, y[ok] - y0
+    v = (
+        img[y0, x0] * (1 - fx) * (1 - fy)
+        + img[y0, x0 + 1] * fx * (1 - fy)
+        + img[y0 + 1, x0] * (1 - fx) * fy
+        + img[y0 + 1, x0 + 1] * fx * fy
+    )
+    return float(v.sum() / len(pts))
 
 
 def _vertex(v: NDArray[np.float32]) -> float:
