@@ -185,3 +185,22 @@ def test_table_without_a_grid_is_not_a_board() -> None:
     cv2.line(image, (400, 180), (420, 580), (40, 40, 40), 2)
     with pytest.raises(BoardNotFound):
         find_board(image)
+
+
+def test_eval_finder_on_a_rendered_scene() -> None:
+    """One 3D-rendered tuning scene and its blurred copy, each judged against exact corners."""
+    import json
+
+    args = "eval-finder --part tune --renders 1 --alter blur --photos /nonexistent --json"
+    res = CliRunner().invoke(main, args.split())
+    assert res.exit_code == 0, res.output
+    sets = {s["set"]: s for s in json.loads(res.stdout)["sets"]}
+    assert sets["scenes tune"]["boards"] == 1
+    assert sets["scenes tune +blur"]["boards"] == 1
+    assert sets["all"]["found"] in (0, 1, 2)
+
+
+def test_eval_finder_with_nothing_to_evaluate_is_a_usage_error() -> None:
+    res = CliRunner().invoke(main, ["eval-finder", "--renders", "0", "--photos", "/nonexistent"])
+    assert res.exit_code != 0
+    assert "nothing to evaluate" in res.output
