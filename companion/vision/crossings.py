@@ -65,6 +65,8 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
         np.asarray(H2, dtype=np.float64),
         np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64),
     )
+    if not np.isfinite(corners).all() or abs(cv2.contourArea(corners.astype(np.float32))) < 16:
+        return quad, 0.0  # a degenerate fit (crossings nearly on one line): keep the guess
     return corners, float(inl.sum()) / (n * n)
 
 

@@ -204,3 +204,19 @@ def test_eval_finder_with_nothing_to_evaluate_is_a_usage_error() -> None:
     res = CliRunner().invoke(main, ["eval-finder", "--renders", "0", "--photos", "/nonexistent"])
     assert res.exit_code != 0
     assert "nothing to evaluate" in res.output
+
+
+def test_a_degenerate_candidate_is_no_board_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Corners with no area deep in the search (a fit on nearly collinear crossings) end as
+    BoardNotFound, which the commands turn into a clear message."""
+    from companion.errors import VisionError
+    from companion.vision import find_board as fb
+
+    def degenerate(image: object, size: object) -> None:
+        raise VisionError("corners enclose no area")
+
+    monkeypatch.setattr(fb, "_search", degenerate)
+    with pytest.raises(BoardNotFound, match="no board"):
+        find_board(np.zeros((100, 100, 3), np.uint8))
