@@ -7,7 +7,7 @@ import os
 import statistics
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import click
@@ -34,6 +34,13 @@ def _alterations(text: str) -> list[str]:
     help="tune: gomrade photos, renders with seeds < 10**5; held-out: imago, seeds >= 10**6.",
 )
 @click.option("--renders", default=40, show_default=True, type=click.IntRange(0, 5000))
+@click.option(
+    "--renderer",
+    type=click.Choice(["scene", "flat"]),
+    default="scene",
+    show_default=True,
+    help="scene: 3D-rendered photos (companion/vision/scene); flat: the flat drawings of render.py.",
+)
 @click.option(
     "--alter",
     "alter_text",
@@ -69,6 +76,7 @@ def _alterations(text: str) -> list[str]:
 def command(
     part: str,
     renders: int,
+    renderer: str,
     alter_text: str,
     size_given: bool,
     photos_dir: str,
@@ -81,33 +89,56 @@ def command(
     right, median and worst time. The tuned-on part and the held-out part never mix.
     """
     from companion.vision import finder_eval as fe
+    from companion.vision.photoset import walk
 
     kinds = _alterations(alter_text)
     parts = ["tune", "held-out"] if part == "both" else [part]
     games = Path(games_dir)
     positions = (
-        {n: fe.game_positions(games, n) for n in (9, 19)} if games.is_dir() and renders else {}
+        {n: fe.game_positions(games, n) for n in (9, 19)}
+        if games.is_dir() and renders and renderer == "flat"
+        else {}
     )
-    cases: list[fe.Case] = []
     photos = Path(photos_dir)
-    try:
+
+    def stream() -> Iterator[fe.Case]:
+        """Cases made one at a time (a rendered scene takes seconds and megabytes)."""
         for p in parts:
             if photos.is_dir():
-                sets = ["gomrade"] if p == "tune" else ["imago"]
-                cases.extend(fe.photo_cases(photos, sets, kinds))
+                yield from fe.photo_cases(photos, ["gomrade"] if p == "tune" else ["imago"], kinds)
             base = fe.TUNE_SEEDS if p == "tune" else fe.HELD_OUT_SEEDS
-            cases.extend(fe.render_cases(range(base, base + renders), positions, kinds))
-    except CompanionError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if not cases:
+            seeds = range(base, base + renders)
+            if renderer == "scene":
+                yield from fe.scene_cases(seeds, kinds)
+            else:
+                yield from fe.render_cases(seeds, positions, kinds)
+
+    per_render = 1 + len([k for k in kinds if k != "cloth" or renderer == "flat"])
+    per_photo = 1 + len([k for k in kinds if k != "cloth"])
+    count = len(parts) * renders * per_render
+    if photos.is_dir():
+        count += per_photo * sum(
+            len(list(walk(photos / ("gomrade" if p == "tune" else "imago")))) for p in parts
+        )
+    if not count:
         raise click.ClickException("nothing to evaluate (no photos folder and --renders 0)")
 
     outcomes: list[fe.Outcome] = []
-    with click.progressbar(
-        cases, label="finding boards", file=sys.stderr, item_show_func=lambda c: c.name if c else ""
-    ) as bar:
-        for case in bar:
-            outcomes.append(fe.evaluate_case(case, size_given=size_given))
+    clean: list[fe.Case] = []  # kept for --speed only
+    try:
+        with click.progressbar(
+            stream(),
+            length=count,
+            label="finding boards",
+            file=sys.stderr,
+            item_show_func=lambda c: c.name if c else "",
+        ) as bar:
+            for case in bar:
+                outcomes.append(fe.evaluate_case(case, size_given=size_given))
+                if speed and "+" not in case.set:
+                    clean.append(case)
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
 
     by_set: dict[str, list[fe.Outcome]] = defaultdict(list)
     for o in outcomes:
@@ -125,7 +156,7 @@ def command(
                 "max_ms": 1000 * max(times),
             }
         )
-    timing = _speed(cases, speed, size_given) if speed else None
+    timing = _speed(clean, speed, size_given) if speed else None
     if as_json:
         out = {"size_given": size_given, "sets": lines, "speed_12mp": timing}
         click.echo(json.dumps(out, indent=1))

@@ -65,6 +65,8 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
         np.asarray(H2, dtype=np.float64),
         np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64),
     )
+    if not np.isfinite(corners).all() or abs(cv2.contourArea(corners.astype(np.float32))) < 16:
+        return quad, 0.0  # a degenerate fit (crossings nearly on one line): keep the guess
     return corners, float(inl.sum()) / (n * n)
 
 
@@ -208,9 +210,37 @@ def corner_patch_refine(
         if Hl is None or inl is None or int(inl.sum()) < max(5, k * k // 2):
             continue
         moved = project(np.asarray(Hl, np.float64), np.array([[cx, cy]], np.float64))[0]
-        if np.hypot(*(moved - out[ci])) < 0.45 * sp:
+        if np.hypot(*(moved - out[ci])) >= 0.45 * sp:
+            continue
+        # keep the move only if the crossings of the block, as the local fit puts them,
+        # show more cross of lines than where the grid put them (blur can pull single
+        # peaks towards stones)
+        gx, gy = np.meshgrid(np.arange(c0, c0 + k), np.arange(r0, r0 + k))
+        block = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float64)
+        before = _sample(both, (block - [c0 - 1, r0 - 1]) * px)
+        inv = np.linalg.inv(m)
+        after = _sample(both, project(inv, project(np.asarray(Hl, np.float64), block)))
+        if after > 1.05 * before:
             out[ci] = moved
     return out
+
+
+def _sample(img: NDArray[np.float32], pts: NDArray[np.float64]) -> float:
+    """Mean of ``img`` at sub-pixel points (bilinear), points outside counting zero."""
+    h, w = img.shape
+    x, y = pts[:, 0], pts[:, 1]
+    ok = (x >= 0) & (y >= 0) & (x < w - 1) & (y < h - 1)
+    if not ok.any():
+        return 0.0
+    x0, y0 = np.floor(x[ok]).astype(int), np.floor(y[ok]).astype(int)
+    fx, fy = x[ok] - x0, y[ok] - y0
+    v = (
+        img[y0, x0] * (1 - fx) * (1 - fy)
+        + img[y0, x0 + 1] * fx * (1 - fy)
+        + img[y0 + 1, x0] * (1 - fx) * fy
+        + img[y0 + 1, x0 + 1] * fx * fy
+    )
+    return float(v.sum() / len(pts))
 
 
 def _vertex(v: NDArray[np.float32]) -> float:

@@ -32,6 +32,7 @@ Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`Board
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -405,6 +406,28 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         raise VisionError("expected an 8-bit colour image")
     if size is not None and not 2 <= size <= 25:
         raise VisionError(f"board size {size} is not 2..25")
+    try:
+        score, corners, n = _search(image, size)
+    except VisionError as exc:
+        # a degenerate candidate deep in the search (corners with no area): no board,
+        # never a traceback
+        raise BoardNotFound(f"no board found in the image ({exc})") from exc
+    return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def evidence(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n: int) -> float:
+    """How much marks a grid's points, 0..3: the share of points standing out from the
+    board's colour, how well lines fall on the grid, and the share of crossings found near
+    where it puts them. No one cue holds everywhere: stones stand high off their points in
+    an oblique photo (standout falls to chance on a full board), a full board or blur hides
+    the lines, paper boards have faint ones; a table or a cloth shows none of the three."""
+    lines = max(0.0, guess_size(bh, quad, (n,))[1])
+    _snapped, share = _refine(bh, quad, n)
+    return standout(dist, quad, n) + lines + share
+
+
+def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
+    """The search behind :func:`find_board`: (score, corners in input pixels, size)."""
     h0, w0 = image.shape[:2]
     scale = WORK_SIDE / max(h0, w0)
     small = (
@@ -453,19 +476,9 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         )
     score, quad, n = found
     corners = order_corners(quad) / scale
-    corners = order_corners(_corner_refine(image, corners, n))
-    return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
-
-
-def evidence(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n: int) -> float:
-    """How much marks a grid's points, 0..3: the share of points standing out from the
-    board's colour, how well lines fall on the grid, and the share of crossings found near
-    where it puts them. No one cue holds everywhere: stones stand high off their points in
-    an oblique photo (standout falls to chance on a full board), a full board or blur hides
-    the lines, paper boards have faint ones; a table or a cloth shows none of the three."""
-    lines = max(0.0, guess_size(bh, quad, (n,))[1])
-    _snapped, share = _refine(bh, quad, n)
-    return standout(dist, quad, n) + lines + share
+    with contextlib.suppress(VisionError):  # a degenerate local fit: the grid's corners stand
+        corners = order_corners(_corner_refine(image, corners, n))
+    return score, corners, n
 
 
 def _from_edge(

@@ -185,3 +185,38 @@ def test_table_without_a_grid_is_not_a_board() -> None:
     cv2.line(image, (400, 180), (420, 580), (40, 40, 40), 2)
     with pytest.raises(BoardNotFound):
         find_board(image)
+
+
+def test_eval_finder_on_a_rendered_scene() -> None:
+    """One 3D-rendered tuning scene and its blurred copy, each judged against exact corners."""
+    import json
+
+    args = "eval-finder --part tune --renders 1 --alter blur --photos /nonexistent --json"
+    res = CliRunner().invoke(main, args.split())
+    assert res.exit_code == 0, res.output
+    sets = {s["set"]: s for s in json.loads(res.stdout)["sets"]}
+    assert sets["scenes tune"]["boards"] == 1
+    assert sets["scenes tune +blur"]["boards"] == 1
+    assert sets["all"]["found"] in (0, 1, 2)
+
+
+def test_eval_finder_with_nothing_to_evaluate_is_a_usage_error() -> None:
+    res = CliRunner().invoke(main, ["eval-finder", "--renders", "0", "--photos", "/nonexistent"])
+    assert res.exit_code != 0
+    assert "nothing to evaluate" in res.output
+
+
+def test_a_degenerate_candidate_is_no_board_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Corners with no area deep in the search (a fit on nearly collinear crossings) end as
+    BoardNotFound, which the commands turn into a clear message."""
+    from companion.errors import VisionError
+    from companion.vision import find_board as fb
+
+    def degenerate(image: object, size: object) -> None:
+        raise VisionError("corners enclose no area")
+
+    monkeypatch.setattr(fb, "_search", degenerate)
+    with pytest.raises(BoardNotFound, match="no board"):
+        find_board(np.zeros((100, 100, 3), np.uint8))
