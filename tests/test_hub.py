@@ -29,15 +29,9 @@ from companion.games.playout import random_move
 from companion.hub import topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto, find_mosquitto
+from companion.hub.config import PublishConfig, TLSSettings, load_publish_config, parse_broker
 from companion.hub.hub import Hub, HubUpdate
-from companion.hub.publisher import (
-    PublishConfig,
-    TablePublisher,
-    TLSSettings,
-    load_publish_config,
-    parse_broker,
-    start_publisher,
-)
+from companion.hub.publisher import TablePublisher, start_publisher
 from companion.journal import Journal
 from companion.records.json_record import read_json_record
 from companion.records.sgf import read_sgf

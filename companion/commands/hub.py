@@ -61,8 +61,8 @@ def command(
     import waitress
 
     from companion.hub.app import create_app
+    from companion.hub.config import TLSSettings, parse_broker, read_password
     from companion.hub.hub import Hub
-    from companion.hub.publisher import TLSSettings, parse_broker, read_password
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -133,7 +133,7 @@ def _pick_source(source: str, demo: bool) -> str:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Publish this table to a hub: a TOML file with a [hub] table (broker, table, round, "
-    "credentials; see companion.hub.publisher) [default: $COMPANION_HUB_CONFIG].",
+    "credentials, signing secret; see companion.hub.config) [default: $COMPANION_HUB_CONFIG].",
 )
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 @click.option(
@@ -290,7 +290,8 @@ def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
     hub_path = hub_config or (Path(env) if env else None)
     if hub_path is None:
         return
-    from companion.hub.publisher import load_publish_config, start_publisher
+    from companion.hub.config import load_publish_config
+    from companion.hub.publisher import start_publisher
 
     try:
         settings = load_publish_config(hub_path)

@@ -19,9 +19,18 @@ Contract, per table:
 - Records are kept per (round, table, game), the newest (highest seq) winning between what the
   table published and what the hub folded itself.
 
-``listeners`` are called (on paho's network thread, outside the hub's lock) as
+``listeners`` are called (on the receiver's network thread, outside the hub's lock) as
 ``listener(update)`` with a :class:`HubUpdate` for each change; they must be quick (the web app
-turns them into SSE frames). Junk from the broker is logged and skipped, never raised.
+turns them into SSE frames).
+
+**What the hub refuses** (:meth:`Hub.handle`; each counted in :attr:`Hub.refusals` and by the
+receiver, logged, acknowledged, never raised into the network loop: see
+:mod:`companion.hub.receiver`): with ``secrets`` given, a payload without a valid signature of
+its table's secret (:mod:`companion.hub.signing`) or from a table it holds no secret for;
+always, a payload that does not decode (:func:`companion.hub.topics.decode`) and a game whose
+board is named by anything but a size, ``stacked`` or a bundled map (the hub never opens a file
+a payload names). Without ``secrets`` the hub is open: it takes unsigned payloads and its page
+says so.
 
 Broker settings for a tournament: persistence on, and ``max_queued_messages`` well above the
 default 1000 (e.g. 100000), or a hub that is away for a while loses queued events and has to
@@ -30,26 +39,27 @@ wait for the retained states (nothing is lost, but the feed skips).
 
 from __future__ import annotations
 
+import collections
 import logging
 import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import paho.mqtt.client as mqtt
-
 from companion import events as ev
 from companion.errors import CompanionError, HubError
+from companion.games.topology import bundled_maps
 from companion.table import kinds
 from companion.table.fold import fold, new_state
 from companion.table.records import RecordFile
 from companion.table.state import TableState
 
-from . import topics
-from .publisher import TLSSettings, make_client
+from . import signing, topics
+from .config import TLSSettings
+from .receiver import Receiver
 
 log = logging.getLogger(__name__)
 
@@ -154,15 +164,27 @@ class Hub:
         tls: TLSSettings | None = None,
         client_id: str | None = None,
         keepalive: int = 15,
+        secrets: Mapping[str, bytes] | None = None,
+        stall_after: float = 30.0,
+        check_every: float = 1.0,
     ) -> None:
         self.host, self.port, self.keepalive = host, port, keepalive
         self.client_id = client_id or f"companion-hub-{socket.gethostname()}"[:64]
-        self._client = make_client(
-            self.client_id, username=username, password=password, tls=tls, clean_session=False
+        #: Each table's signing secret; None: an open hub that takes unsigned payloads.
+        self.secrets = None if secrets is None else dict(secrets)
+        self.receiver = Receiver(
+            self.handle,
+            [(t, topics.QOS) for t in topics.SUBSCRIPTIONS],
+            client_id=self.client_id,
+            host=host,
+            port=port,
+            username=username,
+            password=password,
+            tls=tls,
+            keepalive=keepalive,
+            stall_after=stall_after,
+            check_every=check_every,
         )
-        self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_message = self._on_message
         self._lock = threading.RLock()
         self._tables: dict[str, TableMirror] = {}
         #: (round, table, game) -> the newest record known.
@@ -170,10 +192,8 @@ class Hub:
         #: (table, game) -> the record folded from the live game (recomputed when it moves on).
         self._folded: dict[tuple[str, int], RecordFile] = {}
         self.listeners: list[Callable[[HubUpdate], None]] = []
-        self._connected = threading.Event()
-        self.last_error: str | None = None
-        self.junk = 0
-        self._started = False
+        #: Messages refused, by why: "forged", "unknown table", "path", "junk".
+        self.refusals: collections.Counter[str] = collections.Counter()
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "offline"
@@ -181,22 +201,29 @@ class Hub:
 
     @property
     def connected(self) -> bool:
-        return self._connected.is_set()
+        return self.receiver.connected
+
+    @property
+    def following(self) -> bool:
+        """Connected and reading (see :class:`~companion.hub.receiver.Receiver`)."""
+        return self.receiver.following
+
+    @property
+    def last_error(self) -> str | None:
+        return self.receiver.last_error
+
+    @property
+    def junk(self) -> int:
+        """Messages refused for any reason (what the hub page counts)."""
+        return self.receiver.refused
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Hub:
-        if not self._started:
-            self._client.connect_async(self.host, self.port, keepalive=self.keepalive)
-            self._client.loop_start()
-            self._started = True
+        self.receiver.start()
         return self
 
     def stop(self) -> None:
-        if self._started:
-            self._client.disconnect()
-            self._client.loop_stop()
-            self._started = False
-            self._connected.clear()
+        self.receiver.stop()
 
     def __enter__(self) -> Hub:
         return self.start()
@@ -205,7 +232,7 @@ class Hub:
         self.stop()
 
     def wait_connected(self, timeout: float = 10.0) -> bool:
-        return self._connected.wait(timeout)
+        return self.receiver.wait_connected(timeout)
 
     def wait_for(self, predicate: Callable[[Hub], bool], timeout: float = 10.0) -> bool:
         """Poll ``predicate(hub)`` until true or ``timeout`` (for tests and tools)."""
@@ -280,38 +307,35 @@ class Hub:
         events = [ev.from_dict(e) for e in mirror.events]
         return kinds.game_record(events, game_id=mirror.game or 0)
 
-    # ------------------------------------------------------------------ paho callbacks
-    def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
-    ) -> None:
-        if reason.is_failure:
-            self.last_error = f"the broker refused the hub: {reason}"
-            log.warning(self.last_error)
-            return
-        self.last_error = None
-        client.subscribe([(t, topics.QOS) for t in topics.SUBSCRIPTIONS])
-        self._connected.set()
-
-    def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
-    ) -> None:
-        was_connected = self._connected.is_set()
-        self._connected.clear()
-        if was_connected and reason.is_failure:
-            self.last_error = f"lost the broker: {reason}"
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        received = time.time()
+    # ------------------------------------------------------------------ what the broker sends
+    def handle(self, topic: str, payload: bytes, received: float) -> None:
+        """One message off the broker: its signature checked (when the hub holds secrets)
+        before any parsing, decoded, checked to name no file, then taken. HubError (counted in
+        :attr:`refusals`) when refused; the receiver logs and counts it."""
+        table = topics.table_of(topic)
+        if self.secrets is None:
+            body, _ = signing.unsigned(payload)
+        else:
+            secret = self.secrets.get(table or "")
+            if secret is None:
+                self.refusals["unknown table"] += 1
+                raise HubError(f"{topic}: no secret for table {table!r}: refused")
+            try:
+                body = signing.verify(secret, topic, payload)
+            except HubError:
+                self.refusals["forged"] += 1
+                raise
         try:
-            msg = topics.decode(message.topic, message.payload)
-        except HubError as exc:
-            self.junk += 1
-            log.warning("skipped: %s", exc)
-            return
+            msg = topics.decode(topic, body)
+        except HubError:
+            self.refusals["junk"] += 1
+            raise
         try:
-            self.receive(msg, received=received)
-        except Exception:  # a bug in a fold must not kill paho's thread
-            log.exception("hub: message on %s", message.topic)
+            check_no_paths(msg)
+        except HubError:
+            self.refusals["path"] += 1
+            raise
+        self.receive(msg, received=received)
 
     # ------------------------------------------------------------------ the rules
     def receive(self, msg: topics.Message, *, received: float | None = None) -> list[HubUpdate]:
@@ -441,6 +465,36 @@ class Hub:
         out = [HubUpdate(mirror.name, "state", msg.seq, received, covered=covered)]
         out.extend(self._drain(mirror, received))
         return out
+
+
+def check_no_paths(msg: topics.Message) -> None:
+    """HubError when an event of ``msg`` names its board by anything but a size, ``stacked``
+    or a bundled map: the hub never opens a file a payload names (a ``GameStarted`` saying
+    ``/etc/passwd`` is refused before anything reads it)."""
+    if isinstance(msg, topics.EventMessage):
+        started = [msg.event]
+    elif isinstance(msg, topics.StateMessage):
+        started = list(msg.events)
+    else:
+        return
+    for event in started:
+        if event.get("type") != "GameStarted":
+            continue
+        spec = event.get("topology")
+        if not isinstance(spec, str) or not _is_board_name(spec):
+            shown = spec[:40] if isinstance(spec, str) else type(spec).__name__
+            raise HubError(
+                f"table {msg.table}: a game on board {shown!r}: the hub takes a size, "
+                "'stacked' or a bundled map, never a file named in a payload"
+            )
+
+
+_BOARD_SIZE = re.compile(r"[0-9]{1,6}(?:x[0-9]{1,6}){0,2}")
+
+
+def _is_board_name(spec: str) -> bool:
+    text = spec.strip().lower()
+    return bool(_BOARD_SIZE.fullmatch(text)) or text == "stacked" or text in bundled_maps()
 
 
 def _natural(name: str) -> tuple[Any, ...]:
