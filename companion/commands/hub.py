@@ -2,7 +2,8 @@
 
     companion hub --broker hub.local
     companion hub --broker 10.0.0.2:8883 --tls-ca club-ca.pem --username hub \\
-                  --password-file /etc/companion/hub-password --name "Club evening"
+                  --password-file /etc/companion/hub-password --name "Club evening" \\
+                  --secrets /etc/companion/table-secrets.toml
 
 Tables publish with the settings of :mod:`companion.hub.publisher`; the hub subscribes with a
 persistent session (``--client-id``, stable across restarts) so the broker keeps what it
@@ -41,6 +42,14 @@ from companion.errors import HubError
 @click.option("--name", default="companion hub", show_default=True, help="Tournament name.")
 @click.option("--location", default=None, help="Where it is played (broadcast files).")
 @click.option("--client-id", default=None, help="MQTT client id (default companion-hub-HOSTNAME).")
+@click.option(
+    "--secrets",
+    type=click.Path(dir_okay=False),
+    default=None,
+    envvar="COMPANION_HUB_SECRETS",
+    help="TOML file with each table's signing secret ([tables] name = secret): the hub then "
+    "shows only what each table signed [default: $COMPANION_HUB_SECRETS; none: unsigned].",
+)
 @click.option("--threads", default=48, show_default=True, help="Page threads (one per spectator).")
 def command(
     broker: str,
@@ -55,6 +64,7 @@ def command(
     name: str,
     location: str | None,
     client_id: str | None,
+    secrets: str | None,
     threads: int,
 ) -> None:
     """Serve the hub page for every table on BROKER (read-only)."""
@@ -63,6 +73,7 @@ def command(
     from companion.hub.app import create_app
     from companion.hub.config import TLSSettings, parse_broker, read_password
     from companion.hub.hub import Hub
+    from companion.hub.signing import load_hub_secrets
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -71,6 +82,7 @@ def command(
             raise HubError("a TLS client certificate needs both --tls-cert and --tls-key")
         broker_host, broker_port = parse_broker(broker, tls=use_tls)
         password = read_password(password_file) if password_file else None
+        table_secrets = load_hub_secrets(secrets) if secrets else None
         if password is not None and username is None:
             raise HubError("--password-file needs --username")
         hub = Hub(
@@ -80,6 +92,7 @@ def command(
             password=password,
             tls=TLSSettings(tls_ca, tls_cert, tls_key) if use_tls else None,
             client_id=client_id,
+            secrets=table_secrets,
         )
     except HubError as exc:
         raise click.ClickException(str(exc)) from None
@@ -87,6 +100,13 @@ def command(
     app = create_app(hub, name=name, location=location)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     click.echo(f"hub for {broker_host}:{broker_port} on http://{shown}:{port}/ (read-only)")
+    if table_secrets is None:
+        click.echo(
+            "hub: no --secrets: unsigned events are shown (anyone on the network can post)",
+            err=True,
+        )
+    else:
+        click.echo(f"hub: showing only what {len(table_secrets)} table(s) signed")
     try:
         waitress.serve(app, host=host, port=port, threads=threads, channel_timeout=30)
     finally:

@@ -54,6 +54,36 @@ WEB_STATIC = Path(__file__).resolve().parents[1] / "web" / "static"
 WEB_TEMPLATES = Path(__file__).resolve().parents[1] / "web" / "templates"
 
 
+#: The table page's headers (no sniffing, no framing, no referrer, scripts from this page only).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'"
+    ),
+}
+
+
+def receiver_view(hub: Hub) -> dict[str, Any]:
+    """What the page says about the hub's own reading of the broker: ``connected`` (kept for
+    older pages: true only while following), ``following``, ``receiver`` (``"following"`` or
+    ``"not following: why"``), ``refused`` (messages refused so far, with ``refusals`` by why)
+    and ``signed`` (whether the hub checks the tables' signatures)."""
+    receiver = hub.receiver
+    return {
+        "connected": hub.following,
+        "following": hub.following,
+        "receiver": receiver.status(),
+        "broker_error": hub.last_error,
+        "refused": receiver.refused,
+        "refusals": dict(hub.refusals),
+        "restarts": receiver.restarts,
+        "signed": hub.secrets is not None,
+    }
+
+
 def sse(data: dict[str, Any]) -> bytes:
     return ("data: " + json.dumps(data, separators=(",", ":")) + "\n\n").encode()
 
@@ -131,10 +161,11 @@ def create_app(
         return None
 
     @app.after_request
-    def no_cache(resp: Response) -> Response:
+    def headers(resp: Response) -> Response:
         if resp.mimetype in ("application/json", "text/event-stream"):
             resp.headers["Cache-Control"] = "no-cache"
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        for header, value in SECURITY_HEADERS.items():
+            resp.headers.setdefault(header, value)
         return resp
 
     @app.get("/")
@@ -161,11 +192,15 @@ def create_app(
         return jsonify(
             name=name,
             server_time=time.time(),
-            connected=hub.connected,
-            broker_error=hub.last_error,
+            **receiver_view(hub),
             rounds=hub.rounds(),
             tables=hub.views(drawing=True),
         )
+
+    @app.get("/api/receiver")
+    def api_receiver() -> Response:
+        """The hub's reading of the broker alone (the page asks every 10 s)."""
+        return jsonify(server_time=time.time(), **receiver_view(hub))
 
     @app.get("/api/table/<table>")
     def api_table(table: str) -> Response:
@@ -174,7 +209,7 @@ def create_app(
             abort(404, f"no table {table!r} has published to this hub")
         return jsonify(
             server_time=time.time(),
-            connected=hub.connected,
+            **receiver_view(hub),
             rounds=hub.rounds(),
             view=view,
             events=worded(hub, table, hub.events(table)),
