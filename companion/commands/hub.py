@@ -14,6 +14,7 @@ LiveChess-shaped broadcast files (see :mod:`companion.hub.app`). It changes noth
 from __future__ import annotations
 
 import logging
+import signal
 
 import click
 
@@ -50,7 +51,20 @@ from companion.errors import HubError
     help="TOML file with each table's signing secret ([tables] name = secret): the hub then "
     "shows only what each table signed [default: $COMPANION_HUB_SECRETS; none: unsigned].",
 )
-@click.option("--threads", default=48, show_default=True, help="Page threads (one per spectator).")
+@click.option(
+    "--threads",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Page threads: requests answered at once (live pages hold none).",
+)
+@click.option(
+    "--streams-per-address",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Live pages (streams) one client address may hold open.",
+)
 def command(
     broker: str,
     host: str,
@@ -66,14 +80,14 @@ def command(
     client_id: str | None,
     secrets: str | None,
     threads: int,
+    streams_per_address: int,
 ) -> None:
     """Serve the hub page for every table on BROKER (read-only)."""
-    import waitress
-
     from companion.hub.app import create_app
     from companion.hub.config import TLSSettings, parse_broker, read_password
     from companion.hub.hub import Hub
     from companion.hub.signing import load_hub_secrets
+    from companion.web.server import Limits, Server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -96,10 +110,18 @@ def command(
         )
     except HubError as exc:
         raise click.ClickException(str(exc)) from None
-    hub.start()
     app = create_app(hub, name=name, location=location)
+    limits = Limits(threads=threads, streams_per_address=streams_per_address)
+    try:
+        server = Server(app, host=host, port=port, limits=limits, ident="companion-hub")
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    hub.start()
     shown = "localhost" if host in ("0.0.0.0", "::") else host
-    click.echo(f"hub for {broker_host}:{broker_port} on http://{shown}:{port}/ (read-only)")
+    click.echo(
+        f"hub for {broker_host}:{broker_port} on http://{shown}:{server.effective_port}/ "
+        "(read-only)"
+    )
     if table_secrets is None:
         click.echo(
             "hub: no --secrets: unsigned events are shown (anyone on the network can post)",
@@ -107,7 +129,9 @@ def command(
         )
     else:
         click.echo(f"hub: showing only what {len(table_secrets)} table(s) signed")
+    signal.signal(signal.SIGTERM, lambda signum, frame: server.close())
+    signal.signal(signal.SIGINT, lambda signum, frame: server.close())
     try:
-        waitress.serve(app, host=host, port=port, threads=threads, channel_timeout=30)
+        server.run()
     finally:
         hub.stop()

@@ -1,4 +1,4 @@
-"""The hub page: every table on one screen, read-only, served by waitress.
+"""The hub page: every table on one screen, read-only, served by :mod:`companion.web.server`.
 
 Routes (GET only; anything else gets 405, the hub changes nothing at any table):
 
@@ -29,7 +29,6 @@ import io
 import json
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,13 @@ from flask import Flask, Response, abort, jsonify, render_template, request, sen
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from companion.broadcaster import Broadcaster
+from companion.web.live import LiveStream, live_response
 from companion.words import Context, words_of_dict
 
 from .broadcast import Broadcast
 from .hub import Hub, HubUpdate
 
-#: How long one SSE stream lives before the browser reconnects (frees a server thread).
+#: How long one SSE stream lives before the browser reconnects and gets a fresh snapshot.
 STREAM_SECONDS = 600.0
 KEEPALIVE_SECONDS = 15.0
 READ_ONLY = (
@@ -220,28 +220,20 @@ def create_app(
         only = request.args.get("table")
         sub = stream.broadcaster.subscribe()
 
-        def frames() -> Iterator[bytes]:
-            try:
-                yield b"retry: 2000\n\n" + sse({"kind": "hello", "server_time": time.time()})
-                end = time.monotonic() + stream_seconds
-                while time.monotonic() < end and not sub.overflowed:
-                    try:
-                        item = sub.get(timeout=KEEPALIVE_SECONDS)
-                    except TimeoutError:
-                        yield b": keepalive\n\n"
-                        continue
-                    if item is None:
-                        return
-                    table, frame = item[1]
-                    if only is None or table == only:
-                        yield frame
-            finally:
-                sub.close()
+        def render(item: tuple[int, Any]) -> bytes:
+            table, frame = item[1]
+            return bytes(frame) if only is None or table == only else b""
 
-        return Response(
-            frames(),
-            mimetype="text/event-stream",
-            headers={"X-Accel-Buffering": "no"},
+        hello = b"retry: 2000\n\n" + sse({"kind": "hello", "server_time": time.time()})
+        live = LiveStream(
+            hello,
+            sub=sub,
+            render=render,
+            seconds=stream_seconds,
+            keepalive_every=KEEPALIVE_SECONDS,
+        )
+        return live_response(
+            live, mimetype="text/event-stream", headers={"X-Accel-Buffering": "no"}
         )
 
     @app.get("/round/<int:round_>/records.zip")
