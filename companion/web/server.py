@@ -379,6 +379,10 @@ class _Connection(asyncio.Protocol):
             if event is h11.NEED_DATA or event is h11.PAUSED:
                 return
             if isinstance(event, h11.Request):
+                head = len(event.target) + sum(len(n) + len(v) + 4 for n, v in event.headers)
+                if head > self.limits.max_head or len(event.headers) > 100:
+                    self.fail(431, "Request Header Fields Too Large", "the request head is too big")
+                    return
                 self.request, self.body = event, bytearray()
             elif isinstance(event, h11.Data):
                 self.body += event.data
