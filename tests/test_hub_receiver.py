@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paho.mqtt.client import topic_matches_sub
 
 from companion.errors import HubError
 from companion.games.playout import random_move
@@ -274,6 +275,50 @@ def test_the_page_says_not_following_before_the_hub_runs() -> None:
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert page.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_mutated_payloads_through_the_broker_leave_the_receiver_following(
+    broker: Mosquitto, table: Table
+) -> None:
+    """600 seeded mutations of real payloads (``tests/fuzzing.py``), signed with a table's own
+    secret so they reach the parser and the fold: only refusals, no bug, no restart, and the
+    real table is still followed afterwards."""
+    from fuzz_formats import FORMATS
+    from fuzzing import mutate
+
+    fmt = FORMATS["mqtt"]
+    rng = random.Random("hub-receiver:1")
+    seeds = fmt.seeds()
+    inputs = [mutate(rng, seeds, fmt) for _ in range(600)]
+    keys = {"board-1": SECRET, "board-7": OTHER, "board-8": OTHER}
+    pub = start(table, broker, SECRET)
+    hub = hub_for(broker, secrets=keys)
+    sender = Sender(broker)
+    try:
+        table.play(2)
+        assert hub.wait_for(lambda h: following(h, table), 10)
+        before = hub.receiver.handled + hub.receiver.refused
+        sent = 0
+        for data in inputs:
+            topic_bytes, _, payload = data.partition(b"\n")
+            topic = topic_bytes.decode("utf-8", errors="replace")
+            if not topic or "+" in topic or "#" in topic or "\x00" in topic:
+                continue  # not a topic anyone can publish on
+            name = topics.table_of(topic)
+            if name in keys and payload.endswith(b"}"):
+                payload = signing.sign(keys[name], topic, payload)
+            sender.send(topic, payload)
+            sent += any(topic_matches_sub(sub, topic) for sub in topics.SUBSCRIPTIONS)
+        done = lambda h: h.receiver.handled + h.receiver.refused - before >= sent  # noqa: E731
+        assert hub.wait_for(done, 30)
+        table.play(3)
+        assert hub.wait_for(lambda h: following(h, table), 10)
+        assert (hub.receiver.bugs, hub.receiver.restarts) == (0, 0)
+        assert hub.receiver.refused > 0 and sent >= 500  # delivered to the hub, that is
+    finally:
+        sender.close()
+        hub.stop()
+        pub.stop()
 
 
 # --- signed events ----------------------------------------------------------------------------
