@@ -216,3 +216,36 @@ def test_a_move_reaches_a_stream_the_moment_it_is_journaled(table: TableSession)
     finally:
         sock.close()
         server.close()
+
+
+def test_the_hub_page_streams_to_many_without_a_thread_each() -> None:
+    """Issue 15: 48 streams took the hub page offline. 120 here with 2 app threads: the page
+    and its JSON answer, and a table's event reaches every stream."""
+    from companion.hub import topics
+    from companion.hub.app import create_app as hub_app
+    from companion.hub.hub import Hub
+
+    hub = Hub(host="127.0.0.1", port=1, client_id="never-started")
+    server = Server(
+        hub_app(hub),
+        host="127.0.0.1",
+        port=0,
+        limits=Limits(threads=2, streams_per_address=200, connections_per_address=250),
+    )
+    server.start()
+    port = server.effective_port
+    streams = [open_stream(port, "/stream") for _ in range(120)]
+    try:
+        for sock in streams:
+            assert b'"hello"' in read_until(sock, b'"hello"')
+        assert get(port, "/")[0] == 200
+        assert get(port, "/api/tables")[0] == 200
+        started = {"type": "GameStarted", "seq": 1, "at": 1.0, "rules": "chinese"}
+        started["topology"] = "9"
+        hub.receive(topics.EventMessage(table="board-1", round=1, seq=1, game=1, event=started))
+        for sock in streams:
+            assert b'"board-1"' in read_until(sock, b'"board-1"')
+    finally:
+        for sock in streams:
+            sock.close()
+        server.close()
