@@ -1,0 +1,25 @@
+"""Fuzzing MQTT payloads: the decoder alone (``mqtt``) and the hub's whole handling of a
+message with what its page then reads (``mqtt-hub``): only our own errors, bounded time and
+memory. ``test_hub_receiver.py`` sends mutated payloads through a real broker too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.fuzz_support import check, fuzz
+
+FORMATS = ("mqtt", "mqtt-hub")
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, dict[str, Any]]:
+    return fuzz(*FORMATS)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_mutated_inputs_raise_only_our_errors(
+    reports: dict[str, dict[str, Any]], name: str
+) -> None:
+    check(reports[name])
