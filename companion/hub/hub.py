@@ -63,6 +63,13 @@ from .receiver import Receiver
 
 log = logging.getLogger(__name__)
 
+#: What folding a payload's events may raise. Events off the broker are shaped by
+#: :func:`companion.events.from_dict` and checked here for their kind and board
+#: (:func:`check_events`), not field by field, so a field of the wrong type (a spot that is text)
+#: surfaces inside the fold as TypeError, AttributeError, KeyError or IndexError: the hub takes
+#: it as an event that does not fit, like an illegal move.
+FOLD_ERRORS = (CompanionError, ValueError, TypeError, AttributeError, KeyError, IndexError)
+
 #: How many early events a table may hold aside while waiting for a gap to fill.
 MAX_PENDING = 20_000
 
@@ -295,7 +302,7 @@ class Hub:
                     if cached is None or cached.seq != mirror.last_seq:
                         try:
                             cached = self._folded[key] = self._fold_record(mirror)
-                        except CompanionError as exc:
+                        except FOLD_ERRORS as exc:
                             log.warning("table %s: no record: %s", mirror.name, exc)
                             continue
                     found[key] = cached
@@ -327,11 +334,12 @@ class Hub:
                 raise
         try:
             msg = topics.decode(topic, body)
+            check_events(msg)
         except HubError:
             self.refusals["junk"] += 1
             raise
         try:
-            check_no_paths(msg)
+            check_boards(msg)
         except HubError:
             self.refusals["path"] += 1
             raise
@@ -404,7 +412,7 @@ class Hub:
             return
         try:
             self._records[key] = self._fold_record(mirror)
-        except CompanionError as exc:
+        except FOLD_ERRORS as exc:
             log.warning("table %s game %s: no record: %s", mirror.name, mirror.game, exc)
 
     def _drain(self, mirror: TableMirror, received: float) -> list[HubUpdate]:
@@ -422,7 +430,7 @@ class Hub:
                     raise HubError(f"event {msg.seq} is of game {msg.game}, not {mirror.game}")
                 else:
                     mirror.state.apply(event)
-            except (CompanionError, ValueError) as exc:
+            except FOLD_ERRORS as exc:
                 mirror.error = f"event {msg.seq} does not fit the game: {exc}"
                 mirror.pending[msg.seq] = msg
                 mirror.waiting = True
@@ -448,7 +456,7 @@ class Hub:
             if events and not isinstance(events[0], ev.GameStarted):
                 raise HubError("the state's events do not start with GameStarted")
             state = fold(events, game_id=msg.game or 0)
-        except (CompanionError, ValueError) as exc:
+        except FOLD_ERRORS as exc:
             mirror.error = f"the table's state does not replay: {exc}"
             return []
         if msg.game != mirror.game:
@@ -467,17 +475,34 @@ class Hub:
         return out
 
 
-def check_no_paths(msg: topics.Message) -> None:
-    """HubError when an event of ``msg`` names its board by anything but a size, ``stacked``
-    or a bundled map: the hub never opens a file a payload names (a ``GameStarted`` saying
-    ``/etc/passwd`` is refused before anything reads it)."""
+def _events_of(msg: topics.Message) -> list[dict[str, Any]]:
     if isinstance(msg, topics.EventMessage):
-        started = [msg.event]
-    elif isinstance(msg, topics.StateMessage):
-        started = list(msg.events)
-    else:
-        return
-    for event in started:
+        return [msg.event]
+    if isinstance(msg, topics.StateMessage):
+        return list(msg.events)
+    return []
+
+
+def check_events(msg: topics.Message) -> None:
+    """HubError when an event of ``msg`` has no text ``type`` or whole ``seq``, or starts a
+    game with rules or players that are not text (the fold dispatches on them)."""
+    for event in _events_of(msg):
+        if not isinstance(event.get("type"), str) or not _whole(event.get("seq")):
+            raise HubError(f"table {msg.table}: an event without a type or seq")
+        if event["type"] != "GameStarted":
+            continue
+        rules, players = event.get("rules"), event.get("players", [])
+        if not isinstance(rules, str) or not isinstance(players, list | tuple):
+            raise HubError(f"table {msg.table}: a game start without rules or players")
+        if not all(isinstance(p, str) for p in players):
+            raise HubError(f"table {msg.table}: players must be names (text)")
+
+
+def check_boards(msg: topics.Message) -> None:
+    """HubError when a game of ``msg`` is on a board named by anything but a size,
+    ``stacked`` or a bundled map: the hub never opens a file a payload names (a
+    ``GameStarted`` saying ``/etc/passwd`` is refused before anything reads it)."""
+    for event in _events_of(msg):
         if event.get("type") != "GameStarted":
             continue
         spec = event.get("topology")
@@ -487,6 +512,10 @@ def check_no_paths(msg: topics.Message) -> None:
                 f"table {msg.table}: a game on board {shown!r}: the hub takes a size, "
                 "'stacked' or a bundled map, never a file named in a payload"
             )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 _BOARD_SIZE = re.compile(r"[0-9]{1,6}(?:x[0-9]{1,6}){0,2}")
