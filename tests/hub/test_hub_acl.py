@@ -16,7 +16,8 @@ from companion.hub.broker import Mosquitto, find_mosquitto
 from companion.hub.client import make_client
 from companion.hub.hub import Hub
 from companion.hub.publisher import start_publisher
-from tests.hub.test_hub_receiver import EVENTS, SECRET, following
+from tests.hub.test_hub_receiver import following
+from tests.support.hub_probe import EVENTS, SECRET
 from tests.support.hub_tables import Table, envelope
 from tests.support.paths import REPO
 

@@ -23,10 +23,10 @@ from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto
 from companion.hub.hub import Hub
 from companion.hub.publisher import TablePublisher
+from tests.support.hub_probe import EVENTS, GUESS, SECRET, STATE, STATUS, poison
 from tests.support.hub_tables import Sender, Table, caught_up, envelope, hub_for, publisher
 
-SECRET = b"board-1 secret: 0123456789abcdef"
-OTHER = b"a forger's guess 0123456789abcdef"
+OTHER = GUESS
 
 
 @pytest.fixture
@@ -44,27 +44,6 @@ def start(table: Table, broker: Mosquitto, secret: bytes | None = None) -> Table
 def following(hub: Hub, table: Table) -> bool:
     """The hub reads the broker and holds everything the real table journaled."""
     return hub.following and caught_up(hub, "board-1", table)
-
-
-STATUS = topics.status_topic("board-1")
-EVENTS = topics.events_topic("board-1")
-STATE = topics.state_topic("board-1")
-RECORD = topics.record_topic(1, "board-1", 1)
-
-
-def poison() -> list[tuple[str, bytes]]:
-    """The probe's payloads: a 5,000-digit number, nesting 100,000 deep, ``1e400`` moves."""
-    status = json.dumps(envelope("status", online=True)).encode()
-    record = json.dumps(
-        envelope("record", game=1, seq=1, format="sgf", filename="x.sgf", text="(;)")
-    )
-    return [
-        (STATUS, status[:-1] + b',"heartbeat":' + b"9" * 5000 + b"}"),
-        (STATUS, b'{"v":1,"deep":' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
-        (RECORD, record[:-1].encode() + b',"moves":1e400}'),
-        (STATE, b"\xff\xfe not even text"),
-        (EVENTS, b"[" * 100_000),
-    ]
 
 
 # --- the receiver cannot die on a message ------------------------------------------------------
