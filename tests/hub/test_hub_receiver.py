@@ -5,6 +5,7 @@ keeps following the real table throughout (also after a restart with its persist
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -18,6 +19,8 @@ import pytest
 from paho.mqtt.client import topic_matches_sub
 
 from companion.errors import HubError
+from companion.events import GameStarted
+from companion.games.topology import dump_map, from_spec
 from companion.hub import signing, topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto
@@ -320,7 +323,8 @@ def test_a_game_on_a_path_is_refused_and_nothing_is_opened(
     _watch.update({str(private), "/etc/passwd"})
     secret = SECRET if signed else None
     pub = start(table, broker, secret)
-    hub = hub_for(broker, secrets={"board-1": SECRET} if signed else None)
+    keys = {"board-1": SECRET, "board-5": SECRET}
+    hub = hub_for(broker, "hub-r", secrets=keys if signed else None)
     sender = Sender(broker)
     app = create_app(hub).test_client()
     try:
@@ -340,6 +344,18 @@ def test_a_game_on_a_path_is_refused_and_nothing_is_opened(
             sender.send(EVENTS, payload)
             sender.send(STATE, state_payload)
         assert hub.wait_for(lambda h: h.refusals["path"] == 6, 5)
+        # A game on a map file whose content the event carries is built from that content
+        # (where GameStarted has map_text); either way the file itself is never opened.
+        started = {"type": "GameStarted", "seq": 1, "at": time.time(), "rules": "gobeyond"}
+        started.update(topology=str(private), map_text=dump_map(from_spec("hex-5")))
+        other = topics.events_topic("board-5")
+        payload = json.dumps(envelope("event", "board-5", seq=1, game=1, event=started)).encode()
+        sender.send(other, payload if secret is None else signing.sign(secret, other, payload))
+        if "map_text" in {f.name for f in dataclasses.fields(GameStarted)}:
+            assert hub.wait_for(lambda h: h.mirror("board-5") is not None, 5)
+            assert len(hub.view("board-5")["topology"]["ids"]) == len(from_spec("hex-5"))  # type: ignore[index]
+        else:
+            assert hub.wait_for(lambda h: h.refusals["path"] == 7, 5)
         table.play(2)
         assert hub.wait_for(lambda h: following(h, table), 10)
         assert _opened == []
