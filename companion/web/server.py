@@ -309,6 +309,7 @@ class _Connection(asyncio.Protocol):
         self.polled = 0.0
         self.last_write = 0.0
         self.stream_end = 0.0
+        self.peer_done = False
 
     # ------------------------------------------------------------------ asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -357,9 +358,11 @@ class _Connection(asyncio.Protocol):
         self.process()
 
     def eof_received(self) -> bool | None:
-        if self.transport is not None and not self.busy and self.live is None:
-            with contextlib.suppress(h11.RemoteProtocolError):
-                self.h11.receive_data(b"")
+        """The client sent all it will send: an answer being made is still written (then the
+        connection closes); an idle connection closes now."""
+        if self.busy:
+            self.peer_done = True
+            return True
         return None
 
     # ------------------------------------------------------------------ requests
@@ -485,7 +488,7 @@ class _Connection(asyncio.Protocol):
     def next_request(self) -> None:
         if self.transport is None:
             return
-        if self.h11.our_state is h11.MUST_CLOSE or self.h11.their_state is h11.MUST_CLOSE:
+        if self.peer_done or h11.MUST_CLOSE in (self.h11.our_state, self.h11.their_state):
             self.transport.close()
             return
         try:

@@ -249,3 +249,17 @@ def test_the_hub_page_streams_to_many_without_a_thread_each() -> None:
         for sock in streams:
             sock.close()
         server.close()
+
+
+def test_a_client_that_half_closes_after_its_request_still_gets_the_answer(
+    table: TableSession,
+) -> None:
+    server = serve(table)
+    try:
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=10) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.shutdown(socket.SHUT_WR)
+            answer = read_until(sock, b"never there")
+        assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"}\n")
+    finally:
+        server.close()
