@@ -56,6 +56,8 @@ def test_the_wall_shows_every_table_live(wall: Any, page: Any) -> None:
     assert page.locator(".tcard").count() == 2
     assert page.locator("#card-board-1 circle.stone").count() == 6
     assert page.locator("button, form").count() == 0  # nothing to press: read-only
+    header = page.inner_text("#broker")  # the hub's own reading of the broker
+    assert "following the tables" in header and "unsigned" in header
     tables["board-1"].play(1)  # a move at the table reaches the wall
     # A selector, not a JavaScript predicate: the hub's CSP (script-src 'self') forbids eval.
     page.wait_for_selector("#card-board-1 circle.stone >> nth=6", timeout=5000)
