@@ -65,6 +65,13 @@ from companion.errors import HubError
     type=click.IntRange(1, 100_000),
     help="Live pages (streams) one client address may hold open.",
 )
+@click.option(
+    "--connections-per-address",
+    default=64,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Connections one client address may hold open.",
+)
 def command(
     broker: str,
     host: str,
@@ -81,6 +88,7 @@ def command(
     secrets: str | None,
     threads: int,
     streams_per_address: int,
+    connections_per_address: int,
 ) -> None:
     """Serve the hub page for every table on BROKER (read-only)."""
     from companion.hub.app import create_app
@@ -111,7 +119,11 @@ def command(
     except HubError as exc:
         raise click.ClickException(str(exc)) from None
     app = create_app(hub, name=name, location=location)
-    limits = Limits(threads=threads, streams_per_address=streams_per_address)
+    limits = Limits(
+        threads=threads,
+        streams_per_address=streams_per_address,
+        connections_per_address=connections_per_address,
+    )
     try:
         server = Server(app, host=host, port=port, limits=limits, ident="companion-hub")
     except OSError as exc:
