@@ -24,6 +24,7 @@ from companion.games.topology import dump_map, from_spec
 from companion.hub import signing, topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto
+from companion.hub.config import PublishConfig
 from companion.hub.hub import Hub
 from companion.hub.publisher import TablePublisher
 from tests.support.hub_probe import EVENTS, GUESS, SECRET, STATE, STATUS, poison
@@ -249,6 +250,33 @@ def test_a_signature_covers_topic_and_payload() -> None:
             signing.verify(bad_secret, topic, payload)
     with pytest.raises(HubError, match="at least 16"):
         signing.check_secret("short", "test")
+
+
+def test_secrets_are_read_from_the_tables_settings_and_the_hubs_file(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("0123456789abcdef-table\n")
+    config = PublishConfig.from_mapping(
+        {"broker": "h", "table": "board-1", "secret_file": "secret"}, base=tmp_path
+    )
+    assert config.secret == b"0123456789abcdef-table"
+    assert "0123456789abcdef" not in repr(config)
+    with pytest.raises(HubError, match="not both"):
+        PublishConfig.from_mapping(
+            {"broker": "h", "table": "t", "secret": "x" * 20, "secret_file": "secret"},
+            base=tmp_path,
+        )
+    with pytest.raises(HubError, match="at least 16"):
+        PublishConfig.from_mapping({"broker": "h", "table": "t", "secret": "short"})
+    hub_file = tmp_path / "secrets.toml"
+    hub_file.write_text('[tables]\nboard-1 = "0123456789abcdef-table"\n')
+    assert signing.load_hub_secrets(hub_file) == {"board-1": b"0123456789abcdef-table"}
+    for text, says in [
+        ('[tables]\n"a/b" = "0123456789abcdef-table"\n', "bad table name"),
+        ("[other]\n", "no \\[tables\\]"),
+        ("not toml =", "not TOML"),
+    ]:
+        hub_file.write_text(text)
+        with pytest.raises(HubError, match=says):
+            signing.load_hub_secrets(hub_file)
 
 
 def test_forged_events_are_refused_and_the_real_move_is_shown(
