@@ -372,12 +372,12 @@ class _Connection(asyncio.Protocol):
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
-                status = exc.error_status_hint
-                self.fail(
-                    status,
-                    "Request Header Fields Too Large" if status == 431 else "Bad Request",
-                    "malformed request",
-                )
+                # h11 hints 501/505 for codings and versions it does not speak: to a client
+                # they are malformed requests too, and a 5xx would read as the page failing.
+                if exc.error_status_hint == 431:
+                    self.fail(431, "Request Header Fields Too Large", "the request head is too big")
+                else:
+                    self.fail(400, "Bad Request", "malformed request")
                 return
             if event is h11.NEED_DATA or event is h11.PAUSED:
                 return

@@ -263,3 +263,52 @@ def test_a_client_that_half_closes_after_its_request_still_gets_the_answer(
         assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"}\n")
     finally:
         server.close()
+
+
+def test_mutated_raw_requests_never_get_a_5xx_and_the_server_lives_on(
+    table: TableSession,
+) -> None:
+    """500 seeded mutations of real requests, straight onto the socket: each is answered 2xx to
+    4xx or closed, never 500, and the page still answers after."""
+    import random
+
+    seeds = [
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /events?after=3 HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 2\r\n\r\n",
+        b"POST /api/control/pass HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 2\r\n\r\n{}",
+        b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\npin=12345",
+        b"GET /archive/1.sgf HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ]
+    tokens = [b"\r\n", b"\x00", b"\xff", b"%00", b"9" * 5000, b":", b" ", b"HTTP/9.9", b"\r\n\r\n"]
+    rng = random.Random("page-server:1")
+    server = serve(table, request_timeout=0.5, idle_timeout=0.5)
+    port = server.effective_port
+    statuses: list[bytes] = []
+    try:
+        for _ in range(500):
+            data = bytearray(rng.choice(seeds))
+            for _ in range(rng.randint(1, 3)):
+                pos = rng.randrange(len(data) + 1)
+                op = rng.randrange(4)
+                if op == 0 and data:
+                    data[rng.randrange(len(data))] = rng.randrange(256)
+                elif op == 1:
+                    del data[pos:]
+                elif op == 2:
+                    data[pos:pos] = rng.choice(tokens)
+                else:
+                    data[pos:pos] = bytes(data[: rng.randrange(len(data) + 1)])
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(bytes(data))
+                sock.shutdown(socket.SHUT_WR)
+                try:
+                    answer = read_until(sock, b"\r\n\r\n")
+                except ConnectionResetError:
+                    answer = b""
+            statuses.append(answer[9:12] if answer.startswith(b"HTTP/1.1 ") else b"---")
+        assert not [s for s in statuses if s.startswith(b"5")], sorted(set(statuses))
+        assert len({s for s in statuses if s.startswith(b"4")}) >= 2  # the junk did get refused
+        assert get(port, "/healthz")[0] == 200
+    finally:
+        server.close()
