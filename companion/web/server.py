@@ -6,7 +6,8 @@ holds its response open for minutes, so 64 spectators took 64 threads and the pa
 controls and ``/healthz`` waited behind them; half-open connections did the same. Here:
 
 - one asyncio loop (its own thread) accepts, reads and writes every connection; requests are
-  parsed with h11, bounded (head ``max_head`` bytes, body ``max_body``) and must arrive whole
+  parsed with h11, bounded (head ``max_head`` bytes, body ``max_body``, refused from its
+  ``Content-Length`` before it is read; ``max_bodies`` held at once in all) and must arrive whole
   within ``request_timeout`` seconds (a slow or half-open connection costs a socket, never a
   thread, and is closed after that); idle keep-alive connections close after ``idle_timeout``;
 - a complete request runs the WSGI app on one of ``threads`` workers; its answer is written by
@@ -28,28 +29,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import resource
 import socket
-import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote_to_bytes
 
 import h11
 
-from companion.web.live import ENVIRON_KEY, LiveStream
+from companion.web.live import LiveStream
+from companion.web.wsgi import Answer, WSGIApp, call_app, wsgi_environ
 
 log = logging.getLogger(__name__)
-
-WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 @dataclass(frozen=True)
@@ -64,7 +60,8 @@ class Limits:
     request_timeout: float = 10.0
     idle_timeout: float = 30.0
     max_head: int = 16 * 1024
-    max_body: int = 1024 * 1024
+    max_body: int = 25 * 1024 * 1024
+    max_bodies: int = 64 * 1024 * 1024
     max_response: int = 64 * 1024 * 1024
     stream_buffer: int = 512 * 1024
 
@@ -128,6 +125,8 @@ class Server:
         self._ready: set[_Connection] = set()
         self._ready_lock = threading.Lock()
         self._wake_pending = False
+        #: Request body bytes held by all connections (see ``Limits.max_bodies``).
+        self.body_bytes = 0
         #: Counts since start: connections refused (caps), streams refused, streams cut off
         #: (a watcher that stopped reading), requests timed out.
         self.refused: Counter[str] = Counter()
@@ -249,46 +248,9 @@ class Server:
                 conn.check_timeout(now)
 
     # ------------------------------------------------------------------ the app
-    def call_app(
-        self, environ: dict[str, Any]
-    ) -> tuple[int, list[tuple[str, str]], bytes, LiveStream | None]:
-        """Run the WSGI app on a worker: (status, headers, body, live stream or None)."""
-        started: list[Any] = []
-
-        def start_response(
-            status: str, headers: list[tuple[str, str]], exc_info: Any = None
-        ) -> Any:
-            if exc_info and started:
-                raise exc_info[1].with_traceback(exc_info[2])
-            started[:] = [status, headers]
-            return body.append
-
-        body: list[bytes] = []
-        try:
-            result = self.app(environ, start_response)
-            live = environ.get(ENVIRON_KEY)
-            try:
-                if not isinstance(live, LiveStream):
-                    live = None
-                    size = 0
-                    for chunk in result:
-                        size += len(chunk)
-                        if size > self.limits.max_response:
-                            raise OverflowError("the answer is too big to send")
-                        body.append(chunk)
-            finally:
-                close = getattr(result, "close", None)
-                if close is not None:
-                    close()
-        except Exception:
-            log.exception(
-                "page: %s %s failed", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO")
-            )
-            return 500, [("Content-Type", "text/plain; charset=utf-8")], b"internal error\n", None
-        if not started:
-            return 500, [("Content-Type", "text/plain; charset=utf-8")], b"no response\n", None
-        status = int(str(started[0]).split(" ", 1)[0])
-        return status, list(started[1]), b"".join(body), live
+    def call_app(self, environ: dict[str, Any]) -> Answer:
+        """Run the WSGI app (on a worker thread)."""
+        return call_app(self.app, environ, max_response=self.limits.max_response)
 
 
 class _Connection(asyncio.Protocol):
@@ -310,6 +272,7 @@ class _Connection(asyncio.Protocol):
         self.last_write = 0.0
         self.stream_end = 0.0
         self.peer_done = False
+        self.held = 0  # request body bytes this connection holds (the server's memory cap)
 
     # ------------------------------------------------------------------ asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -334,7 +297,13 @@ class _Connection(asyncio.Protocol):
             return
         self.deadline = time.monotonic() + self.limits.request_timeout
 
+    def release(self) -> None:
+        """Give back this connection's share of the body memory cap."""
+        self.server.body_bytes -= self.held
+        self.held = 0
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self.release()
         self.server._forget(self)
         if self.live is not None:
             self.live.close()
@@ -386,11 +355,21 @@ class _Connection(asyncio.Protocol):
                 if head > self.limits.max_head or len(event.headers) > 100:
                     self.fail(431, "Request Header Fields Too Large", "the request head is too big")
                     return
+                length = dict(event.headers).get(b"content-length", b"0")
+                if length.isdigit() and int(length) > self.limits.max_body:
+                    self.fail(413, "Content Too Large", "the request body is too big")
+                    return
                 self.request, self.body = event, bytearray()
             elif isinstance(event, h11.Data):
                 self.body += event.data
+                self.held += len(event.data)
+                self.server.body_bytes += len(event.data)
                 if len(self.body) > self.limits.max_body:
                     self.fail(413, "Content Too Large", "the request body is too big")
+                    return
+                if self.server.body_bytes > self.limits.max_bodies:
+                    self.server.refused["bodies over the memory cap"] += 1
+                    self.fail(503, "Service Unavailable", "the page is busy: try again in a moment")
                     return
             elif isinstance(event, h11.EndOfMessage):
                 self.dispatch()
@@ -398,50 +377,21 @@ class _Connection(asyncio.Protocol):
                 self.abort()
                 return
 
-    def environ(self, request: h11.Request) -> dict[str, Any]:
-        target = request.target
-        path, _, query = target.partition(b"?")
-        environ: dict[str, Any] = {
-            "REQUEST_METHOD": request.method.decode("latin-1"),
-            "SCRIPT_NAME": "",
-            "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
-            "QUERY_STRING": query.decode("latin-1"),
-            "SERVER_NAME": self.server.host,
-            "SERVER_PORT": str(self.server.effective_port),
-            "SERVER_PROTOCOL": "HTTP/" + request.http_version.decode("latin-1"),
-            "SERVER_SOFTWARE": self.server.ident,
-            "REMOTE_ADDR": self.address,
-            "REMOTE_PORT": str(self.port),
-            "wsgi.version": (1, 0),
-            "wsgi.url_scheme": "http",
-            "wsgi.input": io.BytesIO(bytes(self.body)),
-            "wsgi.errors": sys.stderr,
-            "wsgi.multithread": True,
-            "wsgi.multiprocess": False,
-            "wsgi.run_once": False,
-            "wsgi.input_terminated": True,
-        }
-        for raw_name, raw_value in request.headers:
-            name = raw_name.decode("latin-1").upper().replace("-", "_")
-            if "_" in raw_name.decode("latin-1"):
-                continue  # WSGI cannot tell X-Foo from X_Foo: drop the second (spoofing)
-            value = raw_value.decode("latin-1")
-            key = name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + name
-            environ[key] = f"{environ[key]},{value}" if key in environ else value
-        environ["CONTENT_LENGTH"] = str(len(self.body))
-        return environ
-
     def dispatch(self) -> None:
         assert self.request is not None and self.transport is not None
         self.busy = True
         self.transport.pause_reading()
-        environ = self.environ(self.request)
+        environ = wsgi_environ(
+            self.request,
+            bytes(self.body),
+            server=(self.server.host, self.server.effective_port, self.server.ident),
+            client=(self.address, self.port),
+        )
         future = self.server._loop.run_in_executor(self.server._pool, self.server.call_app, environ)
         future.add_done_callback(self.respond)
 
-    def respond(
-        self, future: asyncio.Future[tuple[int, list[tuple[str, str]], bytes, LiveStream | None]]
-    ) -> None:
+    def respond(self, future: asyncio.Future[Answer]) -> None:
+        self.release()
         try:
             status, headers, body, live = future.result()
         except Exception:  # cancelled at shutdown
@@ -505,6 +455,7 @@ class _Connection(asyncio.Protocol):
 
     def fail(self, status: int, reason: str, text: str) -> None:
         """Answer a request that cannot be served, then close."""
+        self.release()
         if self.transport is None:
             return
         if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
