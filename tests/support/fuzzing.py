@@ -274,17 +274,17 @@ def run(name: str, count: int, seed: int) -> Report:
 def peak_mb() -> float:
     """This process's peak resident memory so far, in MB.
 
-    ``VmHWM`` (this program's own high-water mark), not ``ru_maxrss``: Linux carries
-    ``ru_maxrss`` over an exec from the process that forked it, so a fuzz run started by a
-    pytest process of 800 MB would report 800 MB however little it used itself."""
+    Linux's ``VmHWM`` first: it belongs to this program's own memory map, whereas ``ru_maxrss``
+    also keeps the size of the process this one was forked from (a big test runner made every
+    fuzzing run look big).
+    """
     try:
-        status = Path("/proc/self/status").read_text(encoding="ascii")
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     except OSError:
-        status = ""
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KB
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
