@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 
@@ -22,6 +23,10 @@ class Subscription:
         self._hub = hub
         self._queue: queue.Queue[tuple[int, Any] | None] = queue.Queue(maxsize)
         self.overflowed = False
+        #: Called (from the publishing thread) after each message is queued or the watcher is
+        #: dropped: how an event-driven server learns, without a thread per watcher, that a
+        #: stream has something to send. It must be quick and must not block.
+        self.notify: Callable[[], None] | None = None
 
     def put(self, item: tuple[int, Any] | None) -> None:
         try:
@@ -29,6 +34,9 @@ class Subscription:
         except queue.Full:
             self.overflowed = True
             self._hub.unsubscribe(self)
+        notify = self.notify
+        if notify is not None:
+            notify()
 
     def get(self, timeout: float | None = None) -> tuple[int, Any] | None:
         """The next message; None when the hub closed, TimeoutError when nothing came."""
@@ -37,7 +45,17 @@ class Subscription:
         except queue.Empty:
             raise TimeoutError from None
 
+    def drain(self) -> list[tuple[int, Any] | None]:
+        """Every message queued now, without waiting (a None among them: the hub closed)."""
+        out: list[tuple[int, Any] | None] = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
+
     def close(self) -> None:
+        self.notify = None
         self._hub.unsubscribe(self)
 
     def __enter__(self) -> Subscription:

@@ -9,8 +9,9 @@ What runs, all on this machine:
   random legal 9x9 games with a byo-yomi clock at ``--rate`` moves a second (each pause drawn
   from 0.5 to 1.5 times the mean, so tables do not move in step); a finished game is followed
   by a new one;
-- the hub (:class:`~companion.hub.hub.Hub`) and its page served by waitress, and one HTTP
-  client reading the page's ``/stream`` (Server-Sent Events) as a browser would.
+- the hub (:class:`~companion.hub.hub.Hub`) and its page (served by
+  :mod:`companion.web.server`), and one HTTP client reading the page's ``/stream``
+  (Server-Sent Events) as a browser would.
 
 What is measured, per move (``MovePlayed`` and ``Passed`` events): from the event's journal
 timestamp (``at``: the table's wall clock when the journal appends it, just before the
@@ -195,11 +196,10 @@ def _stats(values: list[float]) -> str:
 @click.option("--seed", default=1, show_default=True)
 def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> None:
     """Delay from a move to the hub page's stream, and events lost, with N tables on one broker."""
-    from waitress.server import create_server
-
     from companion.hub.app import create_app
-    from companion.hub.broker import Mosquitto, find_mosquitto, free_port
+    from companion.hub.broker import Mosquitto, find_mosquitto
     from companion.hub.hub import Hub, HubUpdate
+    from companion.web.server import Limits, Server
 
     if find_mosquitto() is None:
         raise click.ClickException("mosquitto is not installed (Debian: apt install mosquitto)")
@@ -215,9 +215,9 @@ def command(tables: int, rate: float, seconds: float, procs: int, seed: int) -> 
                 callback[(update.table, update.seq)] = (update.sent, update.received)
 
         hub.listeners.append(on_update)
-        port = free_port()
-        server = create_server(create_app(hub), host="127.0.0.1", port=port, threads=8)
-        threading.Thread(target=server.run, daemon=True, name="waitress").start()
+        server = Server(create_app(hub), host="127.0.0.1", port=0, limits=Limits(threads=8))
+        port = server.effective_port
+        server.start()
         reader = SSEReader(port)
         reader.start()
         if not hub.wait_connected(10) or not reader.ready.wait(10) or reader.error:

@@ -2,7 +2,8 @@
 
     companion hub --broker hub.local
     companion hub --broker 10.0.0.2:8883 --tls-ca club-ca.pem --username hub \\
-                  --password-file /etc/companion/hub-password --name "Club evening"
+                  --password-file /etc/companion/hub-password --name "Club evening" \\
+                  --secrets /etc/companion/table-secrets.toml
 
 Tables publish with the settings of :mod:`companion.hub.publisher`; the hub subscribes with a
 persistent session (``--client-id``, stable across restarts) so the broker keeps what it
@@ -13,6 +14,7 @@ LiveChess-shaped broadcast files (see :mod:`companion.hub.app`). It changes noth
 from __future__ import annotations
 
 import logging
+import signal
 
 import click
 
@@ -41,7 +43,35 @@ from companion.errors import HubError
 @click.option("--name", default="companion hub", show_default=True, help="Tournament name.")
 @click.option("--location", default=None, help="Where it is played (broadcast files).")
 @click.option("--client-id", default=None, help="MQTT client id (default companion-hub-HOSTNAME).")
-@click.option("--threads", default=48, show_default=True, help="Page threads (one per spectator).")
+@click.option(
+    "--secrets",
+    type=click.Path(dir_okay=False),
+    default=None,
+    envvar="COMPANION_HUB_SECRETS",
+    help="TOML file with each table's signing secret ([tables] name = secret): the hub then "
+    "shows only what each table signed [default: $COMPANION_HUB_SECRETS; none: unsigned].",
+)
+@click.option(
+    "--threads",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Page threads: requests answered at once (live pages hold none).",
+)
+@click.option(
+    "--streams-per-address",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Live pages (streams) one client address may hold open.",
+)
+@click.option(
+    "--connections-per-address",
+    default=64,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Connections one client address may hold open.",
+)
 def command(
     broker: str,
     host: str,
@@ -55,14 +85,17 @@ def command(
     name: str,
     location: str | None,
     client_id: str | None,
+    secrets: str | None,
     threads: int,
+    streams_per_address: int,
+    connections_per_address: int,
 ) -> None:
     """Serve the hub page for every table on BROKER (read-only)."""
-    import waitress
-
     from companion.hub.app import create_app
+    from companion.hub.config import TLSSettings, parse_broker, read_password
     from companion.hub.hub import Hub
-    from companion.hub.publisher import TLSSettings, parse_broker, read_password
+    from companion.hub.signing import load_hub_secrets
+    from companion.web.server import Limits, Server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -71,6 +104,7 @@ def command(
             raise HubError("a TLS client certificate needs both --tls-cert and --tls-key")
         broker_host, broker_port = parse_broker(broker, tls=use_tls)
         password = read_password(password_file) if password_file else None
+        table_secrets = load_hub_secrets(secrets) if secrets else None
         if password is not None and username is None:
             raise HubError("--password-file needs --username")
         hub = Hub(
@@ -80,14 +114,36 @@ def command(
             password=password,
             tls=TLSSettings(tls_ca, tls_cert, tls_key) if use_tls else None,
             client_id=client_id,
+            secrets=table_secrets,
         )
     except HubError as exc:
         raise click.ClickException(str(exc)) from None
-    hub.start()
     app = create_app(hub, name=name, location=location)
-    shown = "localhost" if host in ("0.0.0.0", "::") else host
-    click.echo(f"hub for {broker_host}:{broker_port} on http://{shown}:{port}/ (read-only)")
+    limits = Limits(
+        threads=threads,
+        streams_per_address=streams_per_address,
+        connections_per_address=connections_per_address,
+    )
     try:
-        waitress.serve(app, host=host, port=port, threads=threads, channel_timeout=30)
+        server = Server(app, host=host, port=port, limits=limits, ident="companion-hub")
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    hub.start()
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    click.echo(
+        f"hub for {broker_host}:{broker_port} on http://{shown}:{server.effective_port}/ "
+        "(read-only)"
+    )
+    if table_secrets is None:
+        click.echo(
+            "hub: no --secrets: unsigned events are shown (anyone on the network can post)",
+            err=True,
+        )
+    else:
+        click.echo(f"hub: showing only what {len(table_secrets)} table(s) signed")
+    signal.signal(signal.SIGTERM, lambda signum, frame: server.close())
+    signal.signal(signal.SIGINT, lambda signum, frame: server.close())
+    try:
+        server.run()
     finally:
         hub.stop()

@@ -19,7 +19,6 @@ Under systemd (``Type=notify``) it sends ``READY=1`` once the page is listening 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import signal
@@ -100,10 +99,24 @@ def _pick_source(source: str, demo: bool) -> str:
 @click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
 @click.option(
     "--threads",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Page threads: requests answered at once (live pages hold none).",
+)
+@click.option(
+    "--streams-per-address",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Live pages (streams) one client address may hold open.",
+)
+@click.option(
+    "--connections-per-address",
     default=64,
     show_default=True,
-    type=int,
-    help="Page threads (each live page holds one).",
+    type=click.IntRange(1, 100_000),
+    help="Connections one client address may hold open.",
 )
 @demo_delay_option(2.0)
 @click.option(
@@ -133,7 +146,7 @@ def _pick_source(source: str, demo: bool) -> str:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Publish this table to a hub: a TOML file with a [hub] table (broker, table, round, "
-    "credentials; see companion.hub.publisher) [default: $COMPANION_HUB_CONFIG].",
+    "credentials, signing secret; see companion.hub.config) [default: $COMPANION_HUB_CONFIG].",
 )
 @click.option("--log-events", is_flag=True, help="Print a line for each journaled event.")
 @click.option(
@@ -167,6 +180,8 @@ def command(
     mock_pins: bool,
     pin: str | None,
     threads: int,
+    streams_per_address: int,
+    connections_per_address: int,
     demo_delay: float,
     demo_rest: float,
     demo_feed: str,
@@ -200,8 +215,7 @@ def command(
 
 def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     """Open the table, start the loop and the ticker, and serve the page until a signal."""
-    from waitress.server import create_server
-
+    from companion.web import server as page_server
     from companion.web.app import create_app
 
     path = journal_path(o["journal_option"])
@@ -237,19 +251,17 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     )
     camera = reader if isinstance(reader, FrameInput) else None
     app = create_app(table, pin=pin, calibration_dir=calibration, camera=camera)
-    host, port, threads = o["host"], o["port"], o["threads"]
+    host, port = o["host"], o["port"]
+    limits = page_server.Limits(
+        threads=o["threads"],
+        streams_per_address=o["streams_per_address"],
+        connections_per_address=o["connections_per_address"],
+    )
     try:
-        server = create_server(
-            app,
-            host=host,
-            port=port,
-            threads=threads,
-            connection_limit=max(100, 2 * threads),
-            ident="companion",
-        )
+        server = page_server.Server(app, host=host, port=port, limits=limits)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    real_port = getattr(server, "effective_port", port)
+    real_port = server.effective_port
     urls = page_urls(host, real_port, addresses=lan_addresses(), hostname=socket.gethostname())
     app.config["PAGE_URLS"] = urls
     click.echo(f"companion: the table page is at {urls[0]}")
@@ -282,8 +294,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
     sd_notify("READY=1")
-    with contextlib.suppress(OSError):  # the listening socket closes under run() on shutdown
-        server.run()
+    server.run()
 
 
 def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
@@ -292,7 +303,8 @@ def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
     hub_path = hub_config or (Path(env) if env else None)
     if hub_path is None:
         return
-    from companion.hub.publisher import load_publish_config, start_publisher
+    from companion.hub.config import load_publish_config
+    from companion.hub.publisher import start_publisher
 
     try:
         settings = load_publish_config(hub_path)

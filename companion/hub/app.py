@@ -1,4 +1,4 @@
-"""The hub page: every table on one screen, read-only, served by waitress.
+"""The hub page: every table on one screen, read-only, served by :mod:`companion.web.server`.
 
 Routes (GET only; anything else gets 405, the hub changes nothing at any table):
 
@@ -29,7 +29,6 @@ import io
 import json
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,13 @@ from flask import Flask, Response, abort, jsonify, render_template, request, sen
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from companion.broadcaster import Broadcaster
+from companion.web.live import LiveStream, live_response
 from companion.words import Context, words_of_dict
 
 from .broadcast import Broadcast
 from .hub import Hub, HubUpdate
 
-#: How long one SSE stream lives before the browser reconnects (frees a server thread).
+#: How long one SSE stream lives before the browser reconnects and gets a fresh snapshot.
 STREAM_SECONDS = 600.0
 KEEPALIVE_SECONDS = 15.0
 READ_ONLY = (
@@ -52,6 +52,36 @@ READ_ONLY = (
 WEB_STATIC = Path(__file__).resolve().parents[1] / "web" / "static"
 #: The table page's templates: the hub's pages extend its one frame (``base.html``).
 WEB_TEMPLATES = Path(__file__).resolve().parents[1] / "web" / "templates"
+
+
+#: The table page's headers (no sniffing, no framing, no referrer, scripts from this page only).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'"
+    ),
+}
+
+
+def receiver_view(hub: Hub) -> dict[str, Any]:
+    """What the page says about the hub's own reading of the broker: ``connected`` (kept for
+    older pages: true only while following), ``following``, ``receiver`` (``"following"`` or
+    ``"not following: why"``), ``refused`` (messages refused so far, with ``refusals`` by why)
+    and ``signed`` (whether the hub checks the tables' signatures)."""
+    receiver = hub.receiver
+    return {
+        "connected": hub.following,
+        "following": hub.following,
+        "receiver": receiver.status(),
+        "broker_error": hub.last_error,
+        "refused": receiver.refused,
+        "refusals": dict(hub.refusals),
+        "restarts": receiver.restarts,
+        "signed": hub.secrets is not None,
+    }
 
 
 def sse(data: dict[str, Any]) -> bytes:
@@ -131,10 +161,11 @@ def create_app(
         return None
 
     @app.after_request
-    def no_cache(resp: Response) -> Response:
+    def headers(resp: Response) -> Response:
         if resp.mimetype in ("application/json", "text/event-stream"):
             resp.headers["Cache-Control"] = "no-cache"
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        for header, value in SECURITY_HEADERS.items():
+            resp.headers.setdefault(header, value)
         return resp
 
     @app.get("/")
@@ -161,11 +192,15 @@ def create_app(
         return jsonify(
             name=name,
             server_time=time.time(),
-            connected=hub.connected,
-            broker_error=hub.last_error,
+            **receiver_view(hub),
             rounds=hub.rounds(),
             tables=hub.views(drawing=True),
         )
+
+    @app.get("/api/receiver")
+    def api_receiver() -> Response:
+        """The hub's reading of the broker alone (the page asks every 10 s)."""
+        return jsonify(server_time=time.time(), **receiver_view(hub))
 
     @app.get("/api/table/<table>")
     def api_table(table: str) -> Response:
@@ -174,7 +209,7 @@ def create_app(
             abort(404, f"no table {table!r} has published to this hub")
         return jsonify(
             server_time=time.time(),
-            connected=hub.connected,
+            **receiver_view(hub),
             rounds=hub.rounds(),
             view=view,
             events=worded(hub, table, hub.events(table)),
@@ -185,28 +220,20 @@ def create_app(
         only = request.args.get("table")
         sub = stream.broadcaster.subscribe()
 
-        def frames() -> Iterator[bytes]:
-            try:
-                yield b"retry: 2000\n\n" + sse({"kind": "hello", "server_time": time.time()})
-                end = time.monotonic() + stream_seconds
-                while time.monotonic() < end and not sub.overflowed:
-                    try:
-                        item = sub.get(timeout=KEEPALIVE_SECONDS)
-                    except TimeoutError:
-                        yield b": keepalive\n\n"
-                        continue
-                    if item is None:
-                        return
-                    table, frame = item[1]
-                    if only is None or table == only:
-                        yield frame
-            finally:
-                sub.close()
+        def render(item: tuple[int, Any]) -> bytes:
+            table, frame = item[1]
+            return bytes(frame) if only is None or table == only else b""
 
-        return Response(
-            frames(),
-            mimetype="text/event-stream",
-            headers={"X-Accel-Buffering": "no"},
+        hello = b"retry: 2000\n\n" + sse({"kind": "hello", "server_time": time.time()})
+        live = LiveStream(
+            hello,
+            sub=sub,
+            render=render,
+            seconds=stream_seconds,
+            keepalive_every=KEEPALIVE_SECONDS,
+        )
+        return live_response(
+            live, mimetype="text/event-stream", headers={"X-Accel-Buffering": "no"}
         )
 
     @app.get("/round/<int:round_>/records.zip")

@@ -299,7 +299,8 @@ class Broadcast:
                     "companion": self._extra(table, rec, round_),
                 }
             )
-        first = min(rec.started for _, rec in games if rec.started) if games else None
+        starts = [rec.started for _, rec in games if rec.started]
+        first = min(starts) if starts else None  # a game whose start the hub never saw: none
         date = datetime.fromtimestamp(first, UTC).strftime("%Y-%m-%d") if first else None
         return {"id": f"round-{round_}", "date": date, "pairings": pairings}
 

@@ -54,7 +54,8 @@ def port_open(host: str, port: int, timeout: float = 0.2) -> bool:
 class Mosquitto:
     """One mosquitto process on ``127.0.0.1:port`` with its config, data and log in ``workdir``.
 
-    ``users`` maps user names to passwords: anonymous clients are then refused. ``tls`` is
+    ``users`` maps user names to passwords: anonymous clients are then refused. ``acl`` is the
+    text of a mosquitto ACL file (``docs/hub.md`` has the one to use). ``tls`` is
     (CA file, server certificate, server key): the listener then speaks TLS only. Raises
     HubError when the binary is missing or the broker does not come up (with its log's tail).
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
@@ -69,6 +70,7 @@ class Mosquitto:
         users: dict[str, str] | None = None,
         tls: tuple[str, str, str] | None = None,
         max_queued: int = 100_000,
+        acl: str | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.host = "127.0.0.1"
@@ -77,6 +79,7 @@ class Mosquitto:
         self.users = dict(users or {})
         self.tls = tls
         self.max_queued = max_queued
+        self.acl = acl
         self._proc: subprocess.Popen[bytes] | None = None
 
     def __repr__(self) -> str:
@@ -130,6 +133,10 @@ class Mosquitto:
             lines += ["allow_anonymous false", f"password_file {pwfile}"]
         else:
             lines.append("allow_anonymous true")
+        if self.acl is not None:
+            aclfile = self.workdir / "acl"
+            aclfile.write_text(self.acl)
+            lines.append(f"acl_file {aclfile}")
         conf = self.workdir / "mosquitto.conf"
         conf.write_text("\n".join(lines) + "\n")
         return conf

@@ -19,9 +19,18 @@ Contract, per table:
 - Records are kept per (round, table, game), the newest (highest seq) winning between what the
   table published and what the hub folded itself.
 
-``listeners`` are called (on paho's network thread, outside the hub's lock) as
+``listeners`` are called (on the receiver's network thread, outside the hub's lock) as
 ``listener(update)`` with a :class:`HubUpdate` for each change; they must be quick (the web app
-turns them into SSE frames). Junk from the broker is logged and skipped, never raised.
+turns them into SSE frames).
+
+**What the hub refuses** (:meth:`Hub.handle`; each counted in :attr:`Hub.refusals` and by the
+receiver, logged, acknowledged, never raised into the network loop: see
+:mod:`companion.hub.receiver`): with ``secrets`` given, a payload without a valid signature of
+its table's secret (:mod:`companion.hub.signing`) or from a table it holds no secret for;
+always, a payload that does not decode (:func:`companion.hub.topics.decode`) and a game whose
+board is named by anything but a size, ``stacked`` or a bundled map (the hub never opens a file
+a payload names). Without ``secrets`` the hub is open: it takes unsigned payloads and its page
+says so.
 
 Broker settings for a tournament: persistence on, and ``max_queued_messages`` well above the
 default 1000 (e.g. 100000), or a hub that is away for a while loses queued events and has to
@@ -30,28 +39,37 @@ wait for the retained states (nothing is lost, but the feed skips).
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import logging
 import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import paho.mqtt.client as mqtt
-
 from companion import events as ev
 from companion.errors import CompanionError, HubError
+from companion.games.topology import bundled_maps
 from companion.table import kinds
 from companion.table.fold import fold, new_state
 from companion.table.records import RecordFile
 from companion.table.state import TableState
 
-from . import topics
-from .publisher import TLSSettings, make_client
+from . import signing, topics
+from .config import TLSSettings
+from .receiver import Receiver
 
 log = logging.getLogger(__name__)
+
+#: What folding a payload's events may raise. Events off the broker are shaped by
+#: :func:`companion.events.from_dict` and checked here for their kind and board
+#: (:func:`check_events`), not field by field, so a field of the wrong type (a spot that is text)
+#: surfaces inside the fold as TypeError, AttributeError, KeyError or IndexError: the hub takes
+#: it as an event that does not fit, like an illegal move.
+FOLD_ERRORS = (CompanionError, ValueError, TypeError, AttributeError, KeyError, IndexError)
 
 #: How many early events a table may hold aside while waiting for a gap to fill.
 MAX_PENDING = 20_000
@@ -154,15 +172,27 @@ class Hub:
         tls: TLSSettings | None = None,
         client_id: str | None = None,
         keepalive: int = 15,
+        secrets: Mapping[str, bytes] | None = None,
+        stall_after: float = 30.0,
+        check_every: float = 1.0,
     ) -> None:
         self.host, self.port, self.keepalive = host, port, keepalive
         self.client_id = client_id or f"companion-hub-{socket.gethostname()}"[:64]
-        self._client = make_client(
-            self.client_id, username=username, password=password, tls=tls, clean_session=False
+        #: Each table's signing secret; None: an open hub that takes unsigned payloads.
+        self.secrets = None if secrets is None else dict(secrets)
+        self.receiver = Receiver(
+            self.handle,
+            [(t, topics.QOS) for t in topics.SUBSCRIPTIONS],
+            client_id=self.client_id,
+            host=host,
+            port=port,
+            username=username,
+            password=password,
+            tls=tls,
+            keepalive=keepalive,
+            stall_after=stall_after,
+            check_every=check_every,
         )
-        self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_message = self._on_message
         self._lock = threading.RLock()
         self._tables: dict[str, TableMirror] = {}
         #: (round, table, game) -> the newest record known.
@@ -170,10 +200,8 @@ class Hub:
         #: (table, game) -> the record folded from the live game (recomputed when it moves on).
         self._folded: dict[tuple[str, int], RecordFile] = {}
         self.listeners: list[Callable[[HubUpdate], None]] = []
-        self._connected = threading.Event()
-        self.last_error: str | None = None
-        self.junk = 0
-        self._started = False
+        #: Messages refused, by why: "forged", "unknown table", "path", "junk".
+        self.refusals: collections.Counter[str] = collections.Counter()
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "offline"
@@ -181,22 +209,29 @@ class Hub:
 
     @property
     def connected(self) -> bool:
-        return self._connected.is_set()
+        return self.receiver.connected
+
+    @property
+    def following(self) -> bool:
+        """Connected and reading (see :class:`~companion.hub.receiver.Receiver`)."""
+        return self.receiver.following
+
+    @property
+    def last_error(self) -> str | None:
+        return self.receiver.last_error
+
+    @property
+    def junk(self) -> int:
+        """Messages refused for any reason (what the hub page counts)."""
+        return self.receiver.refused
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Hub:
-        if not self._started:
-            self._client.connect_async(self.host, self.port, keepalive=self.keepalive)
-            self._client.loop_start()
-            self._started = True
+        self.receiver.start()
         return self
 
     def stop(self) -> None:
-        if self._started:
-            self._client.disconnect()
-            self._client.loop_stop()
-            self._started = False
-            self._connected.clear()
+        self.receiver.stop()
 
     def __enter__(self) -> Hub:
         return self.start()
@@ -205,7 +240,7 @@ class Hub:
         self.stop()
 
     def wait_connected(self, timeout: float = 10.0) -> bool:
-        return self._connected.wait(timeout)
+        return self.receiver.wait_connected(timeout)
 
     def wait_for(self, predicate: Callable[[Hub], bool], timeout: float = 10.0) -> bool:
         """Poll ``predicate(hub)`` until true or ``timeout`` (for tests and tools)."""
@@ -268,7 +303,7 @@ class Hub:
                     if cached is None or cached.seq != mirror.last_seq:
                         try:
                             cached = self._folded[key] = self._fold_record(mirror)
-                        except CompanionError as exc:
+                        except FOLD_ERRORS as exc:
                             log.warning("table %s: no record: %s", mirror.name, exc)
                             continue
                     found[key] = cached
@@ -280,38 +315,36 @@ class Hub:
         events = [ev.from_dict(e) for e in mirror.events]
         return kinds.game_record(events, game_id=mirror.game or 0)
 
-    # ------------------------------------------------------------------ paho callbacks
-    def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
-    ) -> None:
-        if reason.is_failure:
-            self.last_error = f"the broker refused the hub: {reason}"
-            log.warning(self.last_error)
-            return
-        self.last_error = None
-        client.subscribe([(t, topics.QOS) for t in topics.SUBSCRIPTIONS])
-        self._connected.set()
-
-    def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
-    ) -> None:
-        was_connected = self._connected.is_set()
-        self._connected.clear()
-        if was_connected and reason.is_failure:
-            self.last_error = f"lost the broker: {reason}"
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        received = time.time()
+    # ------------------------------------------------------------------ what the broker sends
+    def handle(self, topic: str, payload: bytes, received: float) -> None:
+        """One message off the broker: its signature checked (when the hub holds secrets)
+        before any parsing, decoded, checked to name no file, then taken. HubError (counted in
+        :attr:`refusals`) when refused; the receiver logs and counts it."""
+        table = topics.table_of(topic)
+        if self.secrets is None:
+            body, _ = signing.unsigned(payload)
+        else:
+            secret = self.secrets.get(table or "")
+            if secret is None:
+                self.refusals["unknown table"] += 1
+                raise HubError(f"{topic}: no secret for table {table!r}: refused")
+            try:
+                body = signing.verify(secret, topic, payload)
+            except HubError:
+                self.refusals["forged"] += 1
+                raise
         try:
-            msg = topics.decode(message.topic, message.payload)
-        except HubError as exc:
-            self.junk += 1
-            log.warning("skipped: %s", exc)
-            return
+            msg = topics.decode(topic, body)
+            check_events(msg)
+        except HubError:
+            self.refusals["junk"] += 1
+            raise
         try:
-            self.receive(msg, received=received)
-        except Exception:  # a bug in a fold must not kill paho's thread
-            log.exception("hub: message on %s", message.topic)
+            check_boards(msg)
+        except HubError:
+            self.refusals["path"] += 1
+            raise
+        self.receive(msg, received=received)
 
     # ------------------------------------------------------------------ the rules
     def receive(self, msg: topics.Message, *, received: float | None = None) -> list[HubUpdate]:
@@ -380,7 +413,7 @@ class Hub:
             return
         try:
             self._records[key] = self._fold_record(mirror)
-        except CompanionError as exc:
+        except FOLD_ERRORS as exc:
             log.warning("table %s game %s: no record: %s", mirror.name, mirror.game, exc)
 
     def _drain(self, mirror: TableMirror, received: float) -> list[HubUpdate]:
@@ -398,7 +431,7 @@ class Hub:
                     raise HubError(f"event {msg.seq} is of game {msg.game}, not {mirror.game}")
                 else:
                     mirror.state.apply(event)
-            except (CompanionError, ValueError) as exc:
+            except FOLD_ERRORS as exc:
                 mirror.error = f"event {msg.seq} does not fit the game: {exc}"
                 mirror.pending[msg.seq] = msg
                 mirror.waiting = True
@@ -424,7 +457,7 @@ class Hub:
             if events and not isinstance(events[0], ev.GameStarted):
                 raise HubError("the state's events do not start with GameStarted")
             state = fold(events, game_id=msg.game or 0)
-        except (CompanionError, ValueError) as exc:
+        except FOLD_ERRORS as exc:
             mirror.error = f"the table's state does not replay: {exc}"
             return []
         if msg.game != mirror.game:
@@ -441,6 +474,61 @@ class Hub:
         out = [HubUpdate(mirror.name, "state", msg.seq, received, covered=covered)]
         out.extend(self._drain(mirror, received))
         return out
+
+
+def _events_of(msg: topics.Message) -> list[dict[str, Any]]:
+    if isinstance(msg, topics.EventMessage):
+        return [msg.event]
+    if isinstance(msg, topics.StateMessage):
+        return list(msg.events)
+    return []
+
+
+def check_events(msg: topics.Message) -> None:
+    """HubError when an event of ``msg`` has no text ``type`` or whole ``seq``, or starts a
+    game with rules or players that are not text (the fold dispatches on them)."""
+    for event in _events_of(msg):
+        if not isinstance(event.get("type"), str) or not _whole(event.get("seq")):
+            raise HubError(f"table {msg.table}: an event without a type or seq")
+        if event["type"] != "GameStarted":
+            continue
+        rules, players = event.get("rules"), event.get("players", [])
+        if not isinstance(rules, str) or not isinstance(players, list | tuple):
+            raise HubError(f"table {msg.table}: a game start without rules or players")
+        if not all(isinstance(p, str) for p in players):
+            raise HubError(f"table {msg.table}: players must be names (text)")
+
+
+def check_boards(msg: topics.Message) -> None:
+    """HubError when a game of ``msg`` is on a board named by anything but a size,
+    ``stacked`` or a bundled map: the hub never opens a file a payload names (a
+    ``GameStarted`` saying ``/etc/passwd`` is refused before anything reads it)."""
+    for event in _events_of(msg):
+        if event.get("type") != "GameStarted":
+            continue
+        spec = event.get("topology")
+        if _MAP_TEXT and isinstance(event.get("map_text"), str):
+            continue  # the fold builds the map from the text the event carries, never the file
+        if not isinstance(spec, str) or not _is_board_name(spec):
+            shown = spec[:40] if isinstance(spec, str) else type(spec).__name__
+            raise HubError(
+                f"table {msg.table}: a game on board {shown!r}: the hub takes a size, "
+                "'stacked' or a bundled map, never a file named in a payload"
+            )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Whether a GameStarted can carry its map's content (then its fold never reads the file).
+_MAP_TEXT = "map_text" in {f.name for f in dataclasses.fields(ev.GameStarted)}
+_BOARD_SIZE = re.compile(r"[0-9]{1,6}(?:x[0-9]{1,6}){0,2}")
+
+
+def _is_board_name(spec: str) -> bool:
+    text = spec.strip().lower()
+    return bool(_BOARD_SIZE.fullmatch(text)) or text == "stacked" or text in bundled_maps()
 
 
 def _natural(name: str) -> tuple[Any, ...]:

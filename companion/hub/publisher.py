@@ -24,25 +24,10 @@ resends what was in flight); the hub drops duplicates by seq.
 **Games and rounds.** The round is fixed for a publisher's life: the table's latest game when
 the publisher starts, and every game started after, belong to that round.
 
-Configuration (:class:`PublishConfig`; :func:`load_publish_config` reads the ``[hub]`` table
-of a TOML settings file, paths relative to that file)::
-
-    broker        = "hub.local:1883"   # HOST[:PORT]; port 1883, or 8883 with TLS
-    table         = "board-7"          # 1-64 of A-Z a-z 0-9 . _ - (one MQTT topic level)
-    round         = 3                  # 1..9999, default 1
-    username      = "table7"           # optional
-    password_file = "/etc/companion/mqtt-password"   # optional: first line is the password
-    password      = "..."              # optional instead of password_file (avoid: plain text)
-    tls_ca        = "/etc/companion/club-ca.pem"     # optional: enables TLS with this CA
-    tls           = true               # optional: TLS with the system's CAs
-    tls_cert      = "/etc/companion/table7.pem"      # optional client certificate ...
-    tls_key       = "/etc/companion/table7.key"      # ... and its key
-    state_every   = 1.0                # seconds between retained state updates
-    record_every  = 10.0               # seconds between record updates of the current game
-    keepalive     = 15                 # seconds; the broker declares the table lost after 1.5x
-    heartbeat     = 30.0               # seconds between status repeats
-
-Unknown keys are refused (HubError names them), so a typo cannot silently drop a password.
+The settings (broker, credentials, TLS, the table's signing secret) are
+:class:`~companion.hub.config.PublishConfig`; the journal is read through a
+:class:`~companion.hub.feed.JournalFeed`; every payload is signed with the table's secret when it
+has one (:mod:`companion.hub.signing`), the last will too.
 """
 
 from __future__ import annotations
@@ -50,335 +35,24 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
-import ssl
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from companion import events as ev
-from companion.errors import CompanionError, HubError, JournalError
+from companion.errors import CompanionError
 from companion.journal import Journal
-from companion.table import kinds
-from companion.table.fold import fold
 from companion.table.records import RecordFile
-from companion.table.state import TableState
 
-from . import topics
+from . import signing, topics
+from .client import make_client
+from .config import PublishConfig, TLSSettings
+from .feed import JournalFeed, TableFeed
 
 log = logging.getLogger(__name__)
-
-
-# --- configuration ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TLSSettings:
-    """TLS for the broker connection: a CA file (None: the system's CAs), and optionally a
-    client certificate and key. Server certificates are always verified."""
-
-    ca_certs: str | None = None
-    certfile: str | None = None
-    keyfile: str | None = None
-
-
-def parse_broker(text: str, *, tls: bool = False) -> tuple[str, int]:
-    """``HOST[:PORT]`` (``[v6]:PORT`` for IPv6) as (host, port); HubError for junk."""
-    text = text.strip()
-    default = 8883 if tls else 1883
-    host, port = text, str(default)
-    if text.startswith("["):
-        end = text.find("]")
-        if end < 0:
-            raise HubError(f"bad broker address {text!r}: missing ']'")
-        host, rest = text[1:end], text[end + 1 :]
-        if rest:
-            if not rest.startswith(":"):
-                raise HubError(f"bad broker address {text!r}")
-            port = rest[1:]
-    elif text.count(":") == 1:
-        host, port = text.split(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise HubError(f"bad broker address {text!r}: use HOST or HOST:PORT")
-    return host, int(port)
-
-
-_KEYS = {
-    "broker",
-    "table",
-    "round",
-    "username",
-    "password",
-    "password_file",
-    "tls",
-    "tls_ca",
-    "tls_cert",
-    "tls_key",
-    "state_every",
-    "record_every",
-    "keepalive",
-    "heartbeat",
-}
-
-
-@dataclass(frozen=True)
-class PublishConfig:
-    """Where and as whom a table publishes (see the module docstring for the keys)."""
-
-    host: str
-    table: str
-    port: int = 1883
-    round: int = 1
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    tls: TLSSettings | None = None
-    state_every: float = 1.0
-    record_every: float = 10.0
-    keepalive: int = 15
-    heartbeat: float = 30.0
-
-    def __post_init__(self) -> None:
-        topics.check_table(self.table)
-        topics.check_round(self.round)
-        if self.password is not None and self.username is None:
-            raise HubError("a broker password needs a username")
-        if min(self.state_every, self.record_every, self.heartbeat) <= 0 or self.keepalive < 5:
-            raise HubError(
-                "state_every, record_every and heartbeat must be > 0 and keepalive >= 5 seconds"
-            )
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], *, base: Path | None = None) -> PublishConfig:
-        """Read the configuration keys; relative file paths are taken from ``base``.
-
-        Raises HubError for an unknown key, a bad value, or a password file that cannot be read.
-        """
-        unknown = sorted(set(data) - _KEYS)
-        if unknown:
-            raise HubError(
-                f"unknown hub setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}"
-            )
-        if "broker" not in data or "table" not in data:
-            raise HubError("hub settings need 'broker' (HOST[:PORT]) and 'table' (the name)")
-
-        def path(key: str) -> str | None:
-            value = data.get(key)
-            if value is None:
-                return None
-            p = Path(str(value)).expanduser()
-            if base is not None and not p.is_absolute():
-                p = base / p
-            if not p.is_file():
-                raise HubError(f"hub setting {key}: no file {p}")
-            return str(p)
-
-        password = data.get("password")
-        pw_file = path("password_file")
-        if pw_file is not None:
-            if password is not None:
-                raise HubError("give 'password' or 'password_file', not both")
-            password = read_password(pw_file)
-        tls_ca, tls_cert, tls_key = path("tls_ca"), path("tls_cert"), path("tls_key")
-        if (tls_cert is None) != (tls_key is None):
-            raise HubError("a TLS client certificate needs both tls_cert and tls_key")
-        use_tls = bool(data.get("tls")) or tls_ca is not None or tls_cert is not None
-        tls = TLSSettings(tls_ca, tls_cert, tls_key) if use_tls else None
-        host, port = parse_broker(str(data["broker"]), tls=use_tls)
-        try:
-            return cls(
-                host=host,
-                port=port,
-                table=data["table"],
-                round=topics.check_round(data.get("round", 1)),
-                username=None if data.get("username") is None else str(data["username"]),
-                password=None if password is None else str(password),
-                tls=tls,
-                state_every=float(data.get("state_every", 1.0)),
-                record_every=float(data.get("record_every", 10.0)),
-                keepalive=int(data.get("keepalive", 15)),
-                heartbeat=float(data.get("heartbeat", 30.0)),
-            )
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, HubError):
-                raise
-            raise HubError(f"bad hub setting: {exc}") from None
-
-
-def load_publish_config(path: str | Path) -> PublishConfig:
-    """The ``[hub]`` table of a TOML settings file (e.g. ``/etc/companion/table.toml``)::
-
-        [hub]
-        broker = "hub.local"
-        table = "board-7"
-        round = 3
-        username = "board-7"
-        password_file = "mqtt-password"    # relative to the settings file
-
-    Raises HubError when the file cannot be read, is not TOML, or has no valid ``[hub]``.
-    """
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HubError(f"cannot read hub settings {path}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HubError(f"hub settings {path} are not TOML: {exc}") from None
-    section = data.get("hub")
-    if not isinstance(section, dict):
-        raise HubError(f"{path} has no [hub] table")
-    return PublishConfig.from_mapping(section, base=path.parent)
-
-
-def read_password(path: str | Path) -> str:
-    """The first line of a password file; HubError when it cannot be read or is empty."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HubError(f"cannot read password file {path}: {exc}") from None
-    if not lines or not lines[0]:
-        raise HubError(f"password file {path} is empty")
-    return lines[0]
-
-
-def make_client(
-    client_id: str,
-    *,
-    username: str | None = None,
-    password: str | None = None,
-    tls: TLSSettings | None = None,
-    clean_session: bool = True,
-) -> mqtt.Client:
-    """A paho 2.x client (callback API v2, MQTT 3.1.1) with credentials and TLS set."""
-    client = mqtt.Client(
-        CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        clean_session=clean_session,
-        protocol=mqtt.MQTTv311,
-    )
-    if username is not None:
-        client.username_pw_set(username, password)
-    if tls is not None:
-        try:
-            client.tls_set(
-                ca_certs=tls.ca_certs,
-                certfile=tls.certfile,
-                keyfile=tls.keyfile,
-                cert_reqs=ssl.CERT_REQUIRED,
-            )
-        except (OSError, ssl.SSLError, ValueError) as exc:
-            raise HubError(f"TLS settings refused: {exc}") from None
-    client.reconnect_delay_set(min_delay=1, max_delay=16)
-    return client
-
-
-# --- the feed: what the journal holds ----------------------------------------------------------
-
-
-class TableFeed(Protocol):
-    """What a publisher reads. Everything it returns is journaled."""
-
-    def events_since(self, seq: int) -> list[tuple[int, ev.Event]]:
-        """Every event after ``seq`` with its game id, oldest first."""
-
-    def snapshot(
-        self, upto: int | None = None
-    ) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
-        """(last seq, current game id, the current game's events, its view), as of seq
-        ``upto`` (default: the latest) when the fold is not already past it."""
-
-    def record(self, game: int) -> RecordFile | None:
-        """The record of ``game`` as the journal holds it now (None: no such game)."""
-
-    @property
-    def last_seq(self) -> int: ...
-
-    @property
-    def current_game(self) -> int | None: ...
-
-
-class JournalFeed:
-    """A :class:`TableFeed` over a :class:`~companion.journal.Journal` (thread-safe).
-
-    Keeps a fold of the latest game, brought up to date from the journal at each
-    :meth:`snapshot`. Raises JournalError when the journal cannot be read.
-    """
-
-    def __init__(self, journal: Journal) -> None:
-        self.journal = journal
-        self._lock = threading.Lock()
-        self._game: int | None = None
-        self._events: list[ev.Event] = []
-        self._state: kinds.State = TableState()
-        self._seq = 0
-        self._sync()
-
-    def __repr__(self) -> str:
-        return f"<JournalFeed {self.journal.path} game {self._game} seq {self._seq}>"
-
-    @property
-    def last_seq(self) -> int:
-        return self.journal.last_seq
-
-    @property
-    def current_game(self) -> int | None:
-        return self.journal.current_game
-
-    def events_since(self, seq: int) -> list[tuple[int, ev.Event]]:
-        out: list[tuple[int, ev.Event]] = []
-        game: int | None = None
-        for event in self.journal.events_after(seq):
-            if game is None or isinstance(event, ev.GameStarted):
-                game = self.journal.game_of(event.seq)
-            out.append((game or 0, event))
-        return out
-
-    def _sync(self, upto: int | None = None) -> None:
-        """Bring the fold up to the journal, or to seq ``upto`` (a new game is folded from its
-        beginning)."""
-        for game, event in self.events_since(self._seq):
-            if event.seq <= self._seq:
-                continue
-            if upto is not None and event.seq > upto:
-                break
-            try:
-                if game != self._game:
-                    events = [e for e in self.journal.events(game) if upto is None or e.seq <= upto]
-                    self._state = fold(events, game_id=game)
-                    self._game, self._events = game, events
-                    self._seq = events[-1].seq if events else event.seq
-                    continue
-                self._state.apply(event)
-            except (CompanionError, ValueError) as exc:
-                raise JournalError(
-                    f"journal {self.journal.path}: event {event.seq} does not replay: {exc}"
-                ) from None
-            self._events.append(event)
-            self._seq = event.seq
-
-    def snapshot(
-        self, upto: int | None = None
-    ) -> tuple[int, int | None, list[ev.Event], dict[str, Any]]:
-        with self._lock:
-            self._sync(upto)
-            events = list(self._events)
-            view = kinds.state_view(
-                self._state,
-                started_at=events[0].at if events else None,
-                updated_at=events[-1].at if events else None,
-            )
-            return self._seq, self._game, events, view
-
-    def record(self, game: int) -> RecordFile | None:
-        events = self.journal.events(game)
-        if not events:
-            return None
-        return kinds.game_record(events, game_id=game)
 
 
 # --- the publisher ------------------------------------------------------------------------------
@@ -410,8 +84,10 @@ class TablePublisher:
         heartbeat: float = 30.0,
         poll: float = 1.0,
         client_id: str | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self.feed = feed
+        self.secret = secret
         self.table = topics.check_table(table)
         self.round = topics.check_round(round)
         self.host, self.port = host, port
@@ -423,7 +99,7 @@ class TablePublisher:
         self.client_id = client_id or f"companion-table-{table}"
         self._client = make_client(self.client_id, username=username, password=password, tls=tls)
         will = topics.Status(table=self.table, round=self.round, online=False, reason="lost")
-        self._client.will_set(will.topic(), will.payload(), qos=topics.QOS, retain=True)
+        self._client.will_set(will.topic(), self._signed(will), qos=topics.QOS, retain=True)
         self._client.max_inflight_messages_set(50)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
@@ -488,7 +164,7 @@ class TablePublisher:
                 table=self.table, round=self.round, online=False, reason="stopped"
             )
             info = self._client.publish(
-                status.topic(), status.payload(), qos=topics.QOS, retain=True
+                status.topic(), self._signed(status), qos=topics.QOS, retain=True
             )
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
@@ -576,9 +252,16 @@ class TablePublisher:
         while pending and pending[0][1].is_published():
             self.acked_seq = pending.popleft()[0]
 
+    def _signed(self, message: topics.Message) -> bytes:
+        """The payload, signed with the table's secret when it has one."""
+        payload = message.payload()
+        if self.secret is None:
+            return payload
+        return signing.sign(self.secret, message.topic(), payload)
+
     def _publish(self, message: topics.Message, *, retain: bool) -> mqtt.MQTTMessageInfo:
         return self._client.publish(
-            message.topic(), message.payload(), qos=topics.QOS, retain=retain
+            message.topic(), self._signed(message), qos=topics.QOS, retain=retain
         )
 
     def _pump(self) -> None:
@@ -714,6 +397,7 @@ def start_publisher(source: Any, config: PublishConfig | Mapping[str, Any]) -> T
         record_every=config.record_every,
         heartbeat=config.heartbeat,
         poll=config.state_every if listeners is not None else 0.25,
+        secret=config.secret,
     )
     if isinstance(listeners, list):
         listener = publisher.notify

@@ -264,6 +264,16 @@ _RECORD_TOPIC = re.compile(rf"{re.escape(ROOT)}/records/([^/]+)/([^/]+)/([^/]+)"
 _KIND_OF_LEVEL = {"status": "status", "state": "state", "events": "event"}
 
 
+def table_of(topic: str) -> str | None:
+    """The table a topic of this tree belongs to (None for a foreign topic), read from the
+    topic alone, so a signature can be checked before the payload is parsed."""
+    m = _TABLE_TOPIC.fullmatch(topic)
+    if m is not None:
+        return m[1]
+    r = _RECORD_TOPIC.fullmatch(topic)
+    return None if r is None else r[2]
+
+
 def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in data:
         raise HubError(f"{where}: the payload has no {key!r}")

@@ -1,5 +1,8 @@
 """The table's live updates: Server-Sent Events on ``/events`` and the camera's MJPEG.
 
+Both are :class:`~companion.web.live.LiveStream` bodies: the page's server
+(:mod:`companion.web.server`) sends them from its event loop, with no thread per watcher.
+
 Each journaled event goes out as ``{"event": {..., "words": "Ann played E5"}, "state": ...}``
 with its ``seq`` as the SSE id (the words are :func:`companion.words.words`, so every page says
 the same), so a browser reconnecting after sleep sends ``Last-Event-ID`` and gets the events it
@@ -9,8 +12,7 @@ missed from the journal, then the current state. Clock faces tick as id-less mes
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -18,6 +20,7 @@ from flask import Blueprint, Response, request
 from companion import events as ev
 from companion.table.session import TableSession
 from companion.web.context import web
+from companion.web.live import LiveStream, live_response
 from companion.words import Context, words
 
 #: How long one SSE stream lives before the browser reconnects (frees server threads).
@@ -64,8 +67,8 @@ def events() -> Response:
         after = int(last_header) if last_header else None
     except ValueError:
         after = None
-    return Response(
-        _stream(web().table, after),
+    return live_response(
+        live_events(web().table, after),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -73,11 +76,17 @@ def events() -> Response:
 
 @bp.get("/camera.mjpg")
 def camera_stream() -> Response:
-    return Response(_mjpeg(web().table), mimetype="multipart/x-mixed-replace; boundary=frame")
+    return live_response(
+        live_camera(web().table), mimetype="multipart/x-mixed-replace; boundary=frame"
+    )
 
 
-def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
-    """Catch-up from the journal, then live events; ends after STREAM_SECONDS."""
+def live_events(table: TableSession, after: int | None) -> LiveStream:
+    """Catch-up from the journal, then live events; ends after STREAM_SECONDS.
+
+    Subscribes before reading the journal, so nothing falls between the two; what the
+    subscription brings that the catch-up already sent (seq at most the last one) is skipped.
+    """
     sub = table.subscribe()
     try:
         with table.lock:
@@ -92,41 +101,50 @@ def _stream(table: TableSession, after: int | None) -> Iterator[bytes]:
                 recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
                 first["recent"] = [worded(e, table) for e in recent if not e.quiet]
             frames.append(sse_frame(first, seq=last))
-        yield b"".join(frames)
-        deadline = time.monotonic() + STREAM_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                item = sub.get(timeout=KEEPALIVE_SECONDS)
-            except TimeoutError:
-                yield b": keepalive\n\n"
-                continue
-            if item is None or sub.overflowed:
-                return
-            seq, payload = item
-            if seq and seq <= last:
-                continue
-            if seq:
-                last = seq
-            yield payload
-    finally:
+    except BaseException:
         sub.close()
+        raise
+    newest = [last]
+
+    def render(item: tuple[int, Any]) -> bytes | None:
+        seq, payload = item
+        if seq and seq <= newest[0]:
+            return b""
+        if seq:
+            newest[0] = seq
+        return bytes(payload)
+
+    return LiveStream(
+        b"".join(frames),
+        sub=sub,
+        render=render,
+        seconds=STREAM_SECONDS,
+        keepalive_every=KEEPALIVE_SECONDS,
+    )
 
 
-def _mjpeg(table: TableSession) -> Iterator[bytes]:
-    """The latest annotated camera frame, a few times a second."""
-    deadline = time.monotonic() + STREAM_SECONDS
-    sent: bytes | None = None
-    while time.monotonic() < deadline:
+def live_camera(table: TableSession) -> LiveStream:
+    """The latest annotated camera frame, a few times a second; ends when the camera does."""
+    sent: list[bytes | None] = [None]
+
+    def poll() -> bytes | None:
         frame = table.frame
         if frame is None:
-            return
-        if frame is not sent:
-            sent = frame
-            yield (
-                b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                + str(len(frame)).encode()
-                + b"\r\n\r\n"
-                + frame
-                + b"\r\n"
-            )
-        time.sleep(0.1)
+            return None
+        if frame is sent[0]:
+            return b""
+        sent[0] = frame
+        return (
+            b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+            + str(len(frame)).encode()
+            + b"\r\n\r\n"
+            + frame
+            + b"\r\n"
+        )
+
+    first = poll()
+    live = LiveStream(
+        first or b"", poll=poll, poll_every=0.1, seconds=STREAM_SECONDS, keepalive=None
+    )
+    live.ended = first is None
+    return live

@@ -108,12 +108,12 @@ def test_serve_refuses_bad_sources_at_start(
 
 def _serve_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, Path]:
     """Run ``serve`` on a folder of photos (no camera needed), stopping where it would listen."""
-    import waitress.server
+    from companion.web import server
 
     def no_server(*a: object, **k: object) -> None:
         raise OSError(98, "stopped here by the test")
 
-    monkeypatch.setattr(waitress.server, "create_server", no_server)
+    monkeypatch.setattr(server, "Server", no_server)
     photos = tmp_path / "photos"
     photos.mkdir(parents=True)
     path = tmp_path / "j.sqlite"

@@ -1,4 +1,6 @@
-"""Fuzzing the readers of mqtt: only our own errors, bounded time and memory."""
+"""Fuzzing MQTT payloads: the decoder alone (``mqtt``) and the hub's whole handling of a
+message with what its page then reads (``mqtt-hub``): only our own errors, bounded time and
+memory. ``test_hub_receiver.py`` sends mutated payloads through a real broker too."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 
 from tests.support.fuzz_support import check, fuzz
 
-FORMATS = ("mqtt",)
+FORMATS = ("mqtt", "mqtt-hub")
 
 
 @pytest.fixture(scope="module")

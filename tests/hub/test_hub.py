@@ -26,13 +26,8 @@ from companion.errors import HubError, JournalError
 from companion.hub import topics
 from companion.hub.app import create_app
 from companion.hub.broker import Mosquitto
+from companion.hub.config import PublishConfig, TLSSettings, load_publish_config, parse_broker
 from companion.hub.hub import Hub, HubUpdate
-from companion.hub.publisher import (
-    PublishConfig,
-    TLSSettings,
-    load_publish_config,
-    parse_broker,
-)
 from companion.records.json_record import read_json_record
 from companion.records.sgf import read_sgf
 from companion.table import intents as it

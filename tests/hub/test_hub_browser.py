@@ -54,10 +54,12 @@ def test_the_wall_shows_every_table_live(wall: Any, page: Any) -> None:
     assert page.locator(".tcard").count() == 2
     assert page.locator("#card-board-1 circle.stone").count() == 6
     assert page.locator("button, form").count() == 0  # nothing to press: read-only
+    header = page.inner_text("#broker")  # the hub's own reading of the broker
+    assert "following the tables" in header and "unsigned" in header
     tables["board-1"].play(1)  # a move at the table reaches the wall
-    page.wait_for_function(
-        "document.querySelectorAll('#card-board-1 circle.stone').length === 7", timeout=5000
-    )
+    # A selector, not a JavaScript predicate: the hub's CSP (script-src 'self') forbids eval.
+    page.wait_for_selector("#card-board-1 circle.stone >> nth=6", timeout=5000)
+    assert page.locator("#card-board-1 circle.stone").count() == 7
     assert "move 7" in page.inner_text("#card-board-1 .res")
     pubs["board-2"].stop()  # the table stops: its card says so
     page.wait_for_selector("#card-board-2.off", timeout=5000)
@@ -71,6 +73,7 @@ def test_a_table_page_shows_its_board_and_what_happened(wall: Any, page: Any) ->
     page.wait_for_selector("#board circle.stone", timeout=5000)
     assert page.locator("#feed li").count() == 7  # the GameStarted and 6 moves
     tables["board-1"].play(1)
-    page.wait_for_function("document.querySelectorAll('#feed li').length === 8", timeout=5000)
+    page.wait_for_selector("#feed li >> nth=7", timeout=5000)
+    assert page.locator("#feed li").count() == 8
     assert "played" in page.inner_text("#feed li:first-child")
     assert "Ann" in page.inner_text("#clocks")

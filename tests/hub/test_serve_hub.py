@@ -17,11 +17,17 @@ ROOT = REPO
 
 def test_a_served_demo_table_reaches_the_hub(broker: Mosquitto, tmp_path: Path) -> None:
     settings = tmp_path / "table.toml"
+    (tmp_path / "secret").write_text("board-7's own secret, 32 chars\n")
     settings.write_text(
-        f'[hub]\nbroker = "{broker.host}:{broker.port}"\ntable = "board-7"\nround = 2\n',
+        f'[hub]\nbroker = "{broker.host}:{broker.port}"\ntable = "board-7"\nround = 2\n'
+        'secret_file = "secret"\n',
         encoding="utf-8",
     )
-    hub = Hub(host=broker.host, port=broker.port, client_id="hub-serve-test").start()
+    # A hub that shows only what board-7 signed: the served table signs with its secret file.
+    secrets = {"board-7": b"board-7's own secret, 32 chars"}
+    hub = Hub(
+        host=broker.host, port=broker.port, client_id="hub-serve-test", secrets=secrets
+    ).start()
     server = subprocess.Popen(
         [
             sys.executable,
@@ -60,3 +66,4 @@ def test_a_served_demo_table_reaches_the_hub(broker: Mosquitto, tmp_path: Path) 
         out, _ = server.communicate(timeout=20)
         hub.stop()
     assert "publishing as table 'board-7' (round 2)" in out
+    assert hub.receiver.refused == 0  # every payload carried the right signature

@@ -186,7 +186,18 @@ def _mqtt_seeds() -> list[bytes]:
     started = GameStarted(seq=1, at=1763731200.0, rules="chinese", topology="9").to_dict()
     move = MovePlayed(seq=2, at=1763731201.5, player=0, spot=40).to_dict()
     passed = Passed(seq=3, at=1763731202.0, player=1).to_dict()
+    beyond = GameStarted(
+        seq=1,
+        at=1763731200.0,
+        rules="gobeyond",
+        topology="hex-5",
+        knobs={"players": 3},
+        players=("Ann", "Bo", "Cy"),
+    ).to_dict()
+    beyond_move = MovePlayed(seq=2, at=1763731201.0, player=0, spot=3).to_dict()
     messages: list[topics.Message] = [
+        topics.EventMessage(table="board-8", round=1, seq=1, game=1, event=beyond),
+        topics.EventMessage(table="board-8", round=1, seq=2, game=1, event=beyond_move),
         topics.Status(table="board-7", round=3, online=True, heartbeat=30.0),
         topics.Status(table="board-7", round=3, online=False, reason="lost"),
         topics.EventMessage(table="board-7", round=3, seq=2, game=1, event=move),
@@ -268,6 +279,37 @@ def _mqtt_target(data: bytes) -> None:
     topics.decode(topic.decode("utf-8", errors="replace"), payload)
 
 
+_HUB: dict[str, Any] = {}
+
+
+def _hub_target(data: bytes) -> None:
+    """The hub's real handling of one message off the broker (signature stage open, decode,
+    path check, the fold, the page's SSE frame), then what its page reads: every view, the
+    round records and the broadcast files. One hub for the whole run, as in a hall."""
+    import time
+
+    from companion.hub.app import Stream
+    from companion.hub.broadcast import Broadcast
+    from companion.hub.hub import Hub
+
+    if not _HUB:
+        hub = Hub(client_id="fuzz")
+        stream = Stream(hub)
+        _HUB.update(hub=hub, sub=stream.broadcaster.subscribe(), broadcast=Broadcast(hub))
+    hub, broadcast = _HUB["hub"], _HUB["broadcast"]
+    topic, _, payload = data.partition(b"\n")
+    try:
+        hub.handle(topic.decode("utf-8", errors="replace"), payload, time.time())
+    finally:
+        _HUB["sub"].drain()
+        hub.views(drawing=True)
+        for round_ in hub.rounds():
+            hub.records(round_)
+            broadcast.round_index(round_)
+            broadcast.game(round_, 1)
+        broadcast.tournament()
+
+
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -341,5 +383,6 @@ FORMATS: dict[str, Format] = {
             (b"black:\n", b"white:\n", b"K", b"k", b"-" * 1000, b"." * 40000, b"\n" * 5000),
         ),
         Format("mqtt", _mqtt_seeds, _mqtt_target, json=True),
+        Format("mqtt-hub", _mqtt_seeds, _hub_target, json=True),
     )
 }

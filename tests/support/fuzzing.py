@@ -172,7 +172,7 @@ def mutate(rng: random.Random, seeds: list[bytes], fmt: Format) -> bytes:
     """One mutated input from the seeds (see the module docstring)."""
     seed = rng.choice(seeds)
     topic = b""
-    if fmt.name == "mqtt":
+    if fmt.name.startswith("mqtt"):
         head, _, seed = seed.partition(b"\n")
         topic = head + b"\n"
         if rng.random() < 0.05:
@@ -193,7 +193,7 @@ def mutate(rng: random.Random, seeds: list[bytes], fmt: Format) -> bytes:
             del data[pos:]
         elif op == 2:  # splice another seed's tail
             other = rng.choice(seeds)
-            if fmt.name == "mqtt":
+            if fmt.name.startswith("mqtt"):
                 other = other.partition(b"\n")[2]
             data[pos:] = other[rng.randrange(len(other) + 1) :]
         elif op == 3 and data:  # delete a chunk

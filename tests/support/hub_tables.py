@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pytest
 
 from companion.games.playout import random_move
 from companion.hub.broker import Mosquitto, find_mosquitto
+from companion.hub.client import make_client
 from companion.hub.hub import Hub
 from companion.hub.publisher import TablePublisher, start_publisher
 from companion.journal import Journal
@@ -76,3 +78,24 @@ def caught_up(hub: Hub, name: str, table: HasJournal) -> bool:
     """Whether the hub's mirror of ``name`` holds everything in the table's journal."""
     mirror = hub.mirror(name)
     return mirror is not None and mirror.last_seq == table.journal.last_seq and not mirror.waiting
+
+
+class Sender:
+    """Anyone on the hall's network: a plain MQTT client publishing raw payloads (QoS 1)."""
+
+    def __init__(self, broker: Mosquitto, **credentials: Any) -> None:
+        self.client = make_client(f"stranger-{id(self)}", **credentials)
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+
+    def send(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def envelope(kind: str, table: str = "board-1", **body: Any) -> dict[str, Any]:
+    """A v1 payload's keys, as a table would publish them (for hand-made messages)."""
+    return {"v": 1, "kind": kind, "table": table, "round": 1, "sent": time.time(), **body}

@@ -37,9 +37,16 @@ const hub = {
       `<a href="/broadcast/tournament.json">Broadcast files</a>`;
   },
 
-  broker(connected, error) {
+  // The hub's own reading of the broker: following or not (and why), messages refused, and
+  // whether the tables' signatures are checked.
+  broker(data) {
     const el = document.getElementById("broker");
-    if (el) el.textContent = connected ? "broker connected" : "broker unreachable" + (error ? ": " + error : "");
+    if (!el) return;
+    const parts = [data.following ? "following the tables" : (data.receiver || "not following")];
+    if (data.refused) parts.push(`${data.refused} message${data.refused === 1 ? "" : "s"} refused`);
+    if (data.signed === false) parts.push("unsigned: anyone on the network can post");
+    el.textContent = parts.join(" · ");
+    el.classList.toggle("warn", !data.following);
   },
 
   result(v) {
@@ -60,6 +67,13 @@ const hub = {
   took(v, p) {
     const other = v.players && v.players[1 - p];
     return ((other && other.lost) || []).map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${CHESS_GLYPH[l.toLowerCase()]}</span>`).join("");
+  },
+
+  // Say within 10 s when the hub stops following (the stream alone would go quiet).
+  watchReceiver() {
+    setInterval(() => {
+      fetch("/api/receiver").then((r) => r.json()).then(hub.broker).catch(() => {});
+    }, 10000);
   },
 
   stream(query, onMessage, onState) {
@@ -128,7 +142,7 @@ function hubTables() {
   async function load() {
     const resp = await fetch("/api/tables");
     const data = await resp.json();
-    hub.rounds(data.rounds); hub.broker(data.connected, data.broker_error);
+    hub.rounds(data.rounds); hub.broker(data);
     for (const v of data.tables) { hub.store(v, data.server_time); draw(v.table, v); render(v.table); }
     document.getElementById("empty").hidden = data.tables.length > 0;
   }
@@ -201,7 +215,7 @@ function hubTable(name) {
     if (!resp.ok) return;
     const data = await resp.json();
     const v = data.view;
-    hub.store(v, data.server_time); hub.broker(data.connected); hub.rounds(data.rounds);
+    hub.store(v, data.server_time); hub.broker(data); hub.rounds(data.rounds);
     drawChess(v);
     if (!hub.isChess(v) && v.topology && game !== v.game_id) { board = new BoardView($("board"), v.topology, null); game = v.game_id; }
     $("feed").innerHTML = "";
@@ -224,5 +238,6 @@ function hubTable(name) {
 
 // Which page this is: every table, or one (its name in the body's data-table).
 const page = document.body.dataset;
+if (page.hubPage) hub.watchReceiver();
 if (page.hubPage === "tables") hubTables();
 else if (page.hubPage === "table") hubTable(page.table);
