@@ -33,10 +33,10 @@ import time
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from tests.support.fuzz_formats import FORMATS, Format
+from tests.support.probes import peak_mb
 
 PER_INPUT_LIMIT_S = 5
 
@@ -269,22 +269,6 @@ def run(name: str, count: int, seed: int) -> Report:
         if took > report.slowest:
             report.slowest, report.slowest_input = took, _show(data[:120])
     return report
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory so far, in MB.
-
-    Linux's ``VmHWM`` first: it belongs to this program's own memory map, whereas ``ru_maxrss``
-    also keeps the size of the process this one was forked from (a big test runner made every
-    fuzzing run look big).
-    """
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
