@@ -110,7 +110,7 @@ def test_a_photo_is_scored_end_to_end(
         page.fill("input[name=pin]", PIN)
         page.click("button[type=submit]")
         page.click("nav >> text=Score")  # the menu leads there
-        page.wait_for_selector("#photo")
+        page.wait_for_selector("body[data-ready=score]", state="attached")
         page.set_input_files("#photo", str(photo))
         page.wait_for_selector("#marks g.pt", timeout=20000)
         assert page.locator("#marks g.pt").count() == 81

@@ -302,7 +302,9 @@ function rulesChanged() {
 // ------------------------------------------------------------------ wiring
 rulesChanged();
 $("rules").addEventListener("change", rulesChanged);
-$("photo").addEventListener("change", () => {
+// A photo chosen before this script ran (a slow phone) or kept by the browser on Back is read
+// too, not silently ignored.
+function photoChosen() {
   const file = $("photo").files[0];
   if (!file) return;
   if (state.url) URL.revokeObjectURL(state.url);
@@ -313,7 +315,10 @@ $("photo").addEventListener("change", () => {
   $("saved-note").hidden = true;
   show();
   readPhoto();
-});
+}
+$("photo").addEventListener("change", photoChosen);
+if ($("photo").files.length) photoChosen();
+document.body.dataset.ready = "score";
 $("reread").addEventListener("click", readPhoto);
 $("size").addEventListener("change", () => { if (state.file) readPhoto(); });
 for (const id of ["rules", "komi", "prisoners-b", "prisoners-w"]) {
