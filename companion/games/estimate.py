@@ -146,28 +146,28 @@ class Estimate:
 
 
 # ---------------------------------------------------------------------- Benson
-def _chains_of(
-    nbrs: Sequence[Sequence[int]], colour: Sequence[int], player: int
+def _components(
+    nbrs: Sequence[Sequence[int]], inside: Sequence[bool]
 ) -> tuple[list[int], list[list[int]]]:
-    """Chain index per spot (-1 when not the player's) and the stones of each chain."""
-    index = [-1] * len(colour)
-    chains: list[list[int]] = []
-    for start, c in enumerate(colour):
-        if c != player or index[start] >= 0:
+    """The linked sets of ``inside`` spots: an index per spot (-1 outside) and each set's spots."""
+    index = [-1] * len(inside)
+    groups: list[list[int]] = []
+    for start, member in enumerate(inside):
+        if not member or index[start] >= 0:
             continue
-        k = len(chains)
-        stones = [start]
+        k = len(groups)
+        spots = [start]
         index[start] = k
         i = 0
-        while i < len(stones):
-            s = stones[i]
+        while i < len(spots):
+            s = spots[i]
             i += 1
             for n in nbrs[s]:
-                if colour[n] == player and index[n] < 0:
+                if inside[n] and index[n] < 0:
                     index[n] = k
-                    stones.append(n)
-        chains.append(stones)
-    return index, chains
+                    spots.append(n)
+        groups.append(spots)
+    return index, groups
 
 
 def benson(
@@ -180,24 +180,8 @@ def benson(
     every empty spot is a liberty of one bordering alive chain. Opponent stones in a safe
     region can never live there.
     """
-    chain_of, chains = _chains_of(nbrs, colour, player)
-    region_of = [-1] * len(colour)
-    regions: list[list[int]] = []
-    for start, c in enumerate(colour):
-        if c == player or region_of[start] >= 0:
-            continue
-        k = len(regions)
-        spots = [start]
-        region_of[start] = k
-        i = 0
-        while i < len(spots):
-            s = spots[i]
-            i += 1
-            for n in nbrs[s]:
-                if colour[n] != player and region_of[n] < 0:
-                    region_of[n] = k
-                    spots.append(n)
-        regions.append(spots)
+    chain_of, chains = _components(nbrs, [c == player for c in colour])
+    _, regions = _components(nbrs, [c != player for c in colour])
     border: list[set[int]] = []
     vital_to: list[set[int]] = []
     for spots in regions:

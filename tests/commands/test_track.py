@@ -12,7 +12,7 @@ from sgfmill import sgf, sgf_moves  # type: ignore[import-untyped]
 from companion.cli import main
 from companion.errors import VisionError
 from companion.table.labels import read_label, read_labels
-from tests.support.paths import SHARED
+from tests.support.paths import shared_data
 
 
 def write_labels(folder: Path, boards: list[str]) -> None:
@@ -82,9 +82,7 @@ def test_read_label_rejects_unknown_tokens(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("folder", ["data/photos/gomrade/testing_sequence", "data/photos/imago/t1"])
 def test_track_shared_labels(folder: str) -> None:
-    path = SHARED / folder
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data(folder)
     result = CliRunner().invoke(main, ["track", f"labels:{path}"])
     assert result.exit_code == 0
     played = [m for m in moves(result.stdout) if m[1] is not None]
@@ -115,9 +113,7 @@ def test_track_photos_match_their_labels(folder: str) -> None:
     """The photo reader and the tracker together: the photos give the same SGF as their labels
     (the board is found on each photo; no corners given). imago/t1 is a board nearly as white
     as the white stones: a white stone read unknown or empty would lose moves."""
-    path = SHARED / folder
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data(folder)
     from_photos = CliRunner().invoke(main, ["track", f"dir:{path}", "--size", "19"])
     from_labels = CliRunner().invoke(main, ["track", f"labels:{path}"])
     assert from_photos.exit_code == 0, from_photos.stderr
@@ -132,9 +128,7 @@ def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
 
     from companion.sources import natural_key
 
-    path = SHARED / "data/photos/gomrade/testing_sequence"
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data("data/photos/gomrade/testing_sequence")
     video = tmp_path / "game.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
     for photo in sorted(path.glob("*.jpg"), key=lambda p: natural_key(p.name)):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from companion.table.fold import fold
 from companion.table.session import TableSession
 from companion.web import api as web
 from companion.web.app import create_app
+from tests.support.browsing import chromium, needs_chromium
 
 PIN = "424242"
 
@@ -404,33 +405,24 @@ def test_no_game_no_estimate(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- in a browser
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-est-"))
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
-def test_estimate_button_and_cleanup_suggestion_in_chromium(tmp_path: Path) -> None:
+@needs_chromium
+def test_estimate_button_and_cleanup_suggestion_in_chromium(
+    tmp_path: Path, serve: Callable[..., str]
+) -> None:
     """Estimate shows shading, the result and the unsure groups, a second tap hides it; the
     cleanup screen opens with the suggestion marked and its unsure groups ringed. Screenshots
     go to ``$COMPANION_SCREENSHOTS`` for a person to look at."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    from waitress.server import create_server
-
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "9", players=("Ann", "Bob"))
     play_diagram(table, CORNER_RACE)
-    server = create_server(create_app(table, pin=PIN), host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.effective_port}/"
+    url = serve(create_app(table, pin=PIN), threads=4) + "/"
     errors: list[str] = []
     try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=str(CHROMIUM),
-                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-            )
+        with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url)
@@ -475,10 +467,7 @@ def test_estimate_button_and_cleanup_suggestion_in_chromium(tmp_path: Path) -> N
             )
             assert page.locator("circle.own").count() > 0
             page.screenshot(path=str(SHOTS / "estimate-gobeyond.png"))
-            browser.close()
     finally:
         table.close()
-        server.close()
-        thread.join(5)
         table.journal.close()
     assert not errors, errors

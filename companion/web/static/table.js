@@ -177,7 +177,7 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   function setState(s) {
-    if (s.kind === "chess") { window.location.reload(); return; }  // the table now plays chess
+    if (companion.otherKind(s)) { window.location.reload(); return; }  // the table changed kind
     if (s.topology) {
       view = new BoardView($("board"), s.topology, tap);
       gameId = s.game_id;
