@@ -12,7 +12,18 @@ undo or another move came first).
 
 Cleanup starts from the estimate's suggestion (``suggest``): worked out on a background
 thread, journaled as :class:`~companion.events.CleanupSuggested` only while no player has
-marked or agreed, never scored until every player agrees.
+marked or agreed, never scored until every player agrees. Readings of the cleanup:
+
+- *Open border points are named, never silently neutral*: the suggestion lists the dame to
+  fill and the boundaries to close (``borders_text`` on the page); the count closes each
+  suggested boundary for its owner, as the estimate did, unless the players mark that point
+  no-man's-land (:meth:`TableState.count <companion.table.state.TableState.count>`).
+- *Resigning during cleanup* (GoBeyond's remedy for a dispute; any player may resign): with
+  two players the other wins (``X+R``); with more, the resigner leaves, every agreement is
+  asked again, the count gives the resigner nothing (their territory is nobody's) and "play
+  on" keeps them out of the rotation; Undo is refused until the rest agree or play on.
+- *Play on* (club rules, point 11) keeps every pass and prisoner and gives the move to the
+  player after the last passer; it is not Undo.
 """
 
 from __future__ import annotations

@@ -213,3 +213,23 @@ def test_sgfmill_replays_every_sgf_the_table_writes_to_the_same_board(tmp_path: 
                 assert root.get("RE") == state.ended.result, scene
     ended = [table.journal.games()[i].result for i in range(len(scenes))]
     assert sorted(r for r in ended if r) == ["B+", "W+12.5", "W+R"], ended
+
+
+def test_the_json_record_of_a_handicap_game_replays_to_the_same_board(tmp_path: Path) -> None:
+    """Issue 13: the handicap is in the JSON record too: a free 3-stone handicap (A1, E5, J9),
+    then White C3 and Black D4; the JSON record read back replays to the table's board with
+    the komi the rules gave (Chinese: 3.5) and HA kept."""
+    from companion.records.json_record import read_json_record, write_json_record
+    from companion.table.records import game_record as go_record
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    table.start_game("chinese", "9", knobs={"handicap_stones": 3, "placement": "free"})
+    game = table.state.game
+    assert game is not None
+    table.apply(it.SetupIntent(tuple(game.parse_spot(n) for n in ("A1", "E5", "J9"))))
+    for name in ("C3", "D4"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    record = read_json_record(write_json_record(go_record(table.journal.events(1))))
+    replayed, problems = record.to_game()
+    assert not problems and replayed.rows() == game.rows()
+    assert replayed.knobs.komi == 3.5 and record.properties.get("HA") == ("3",)

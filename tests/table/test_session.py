@@ -606,9 +606,13 @@ def test_a_three_way_tie_reads_as_a_tie(table: TableSession) -> None:
     assert view["score"]["text"] == "0" and view["score"]["words"] == "a tie"
     for player in (0, 1, 2):
         table.control("agree", player=player)
+    from companion.table.kinds import state_view
+
     view = table.view()
     assert view["result"] == "0" and view["result_words"] == "a tie"
     assert view["score"]["final"] and view["score"]["words"] == "a tie"
+    far = state_view(table.state, updated_at=1000.0)  # what the hub's wall shows
+    assert far["result_words"] == "a tie"
 
 
 def test_a_player_who_resigned_during_cleanup_is_shown_resigned(table: TableSession) -> None:

@@ -304,3 +304,12 @@ def test_the_setup_page_starts_a_handicap_game(client: FlaskClient, table: Table
     body["knobs"] = {"handicap_stones": 12}
     resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
     assert resp.status_code == 400 and "2 to 9 stones" in resp.get_json()["error"]
+    # Free placement (the page's "placed freely" choice): an empty board waiting for the
+    # stones, Black's turn to put them down; komi 0.5 under Japanese rules.
+    assert b'<option value="free">' in client.get("/setup").data
+    body["knobs"] = {"handicap_stones": 2, "placement": "free"}
+    resp = client.post("/api/control/new_game", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == 200
+    game = table.state.game
+    assert game is not None and all(c < 0 for c in game.board) and game.knobs.komi == 0.5
+    assert table.state.handicap_pending == 2  # type: ignore[attr-defined]

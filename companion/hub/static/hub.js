@@ -51,7 +51,7 @@ const hub = {
 
   result(v) {
     if (v.phase === "none") return "no game yet";
-    if (v.result) return "Result " + v.result;
+    if (v.result) return "Result " + (v.result_words || v.result);
     if (v.phase === "cleanup") return "counting";
     const word = hub.isChess(v) ? (v.check ? "check! turn" : "turn") : "move";
     return `${word} ${v.move_number}` + (v.last_move && v.last_move.name ? " · " + v.last_move.name : "");
@@ -206,7 +206,7 @@ function hubTable(name) {
         <div class="digits">${left === null ? "—" : hub.fmt(left)}</div>${caps}</div>`;
     }).join("");
     const method = v.result && v.result_method && hub.isChess(v) ? ` (${v.result_method})` : "";
-    $("turn").textContent = v.result ? `Game over: ${v.result}${method}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
+    $("turn").textContent = v.result ? `Game over: ${v.result_words || v.result}${method}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
     $("rules").textContent = v.rules_text ? `${v.rules_text} · board ${v.topology_spec}` + (v.time_control ? ` · clock ${v.time_control}` : "") : "";
   }
 
