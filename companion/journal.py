@@ -270,11 +270,13 @@ class Journal:
         """The id of the latest game (None for an empty journal)."""
         return self._game
 
-    def append(self, event: ev.Event) -> ev.Event:
+    def append(self, event: ev.Event, *, at: float | None = None) -> ev.Event:
         """Store ``event`` and commit (fsynced) before returning it with its ``seq`` and ``at``.
 
         A GameStarted opens a new game row; GameEnded records the result. Raises JournalError
-        when the write fails (nothing is stored then) or when no game was started.
+        when the write fails (nothing is stored then) or when no game was started, and
+        JournalDamaged once a read found damage. ``at``: the time to store (default now; a
+        repair copies events with their own).
         """
         if self.readonly:
             raise JournalError("this journal was opened read-only")
@@ -285,7 +287,7 @@ class Journal:
                     "written to it. " + HOW_TO_REPAIR.format(path=self.path)
                 )
             con = self._con
-            at = self._clock()
+            at = self._clock() if at is None else at
             try:
                 con.execute("BEGIN IMMEDIATE")
                 try:

@@ -50,7 +50,7 @@ _HEAD_TAG = "companion-journal-head 1"
 MAX_EVENT_BYTES = 8 * 1024 * 1024
 
 HOW_TO_REPAIR = (
-    "it was left exactly as it is and nothing will be written to it. "
+    "It was left exactly as it is and nothing will be written to it. "
     "'companion journal check {path}' lists the damage; "
     "'companion journal repair {path} -o NEW.sqlite' copies every valid event into a new "
     "journal (the original is kept); then start with --journal NEW.sqlite"
@@ -436,7 +436,9 @@ def _check_head(report: Report, head: tuple[int, str] | str | None, seen: str | 
             Problem(
                 None,
                 None,
-                f"events {lost} were committed but are no longer in the file "
+                f"{'events' if '-' in lost else 'event'} {lost} "
+                f"{'were' if '-' in lost else 'was'} committed but "
+                f"{'are' if '-' in lost else 'is'} no longer in the file "
                 f"(it ends at event {report.last_seq}): its write-ahead log was cut short "
                 "or an older copy replaced it",
             )

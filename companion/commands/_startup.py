@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from companion import events as ev
-from companion.errors import JournalError
+from companion.errors import CompanionError, JournalError
 from companion.words import Context, words
 
 if TYPE_CHECKING:
@@ -42,11 +42,28 @@ def open_table(path: Path, **options: Any) -> tuple[Journal, TableSession]:
     from companion.table.session import TableSession
 
     try:
-        journal = Journal(path)
+        journal = Journal(path, upgrade=inline_map)
+        if journal.upgraded:
+            click.echo(f"companion: {journal.upgraded}", err=True)
         table = TableSession.resume(journal, **options)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     return journal, table
+
+
+def inline_map(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A stored event body with its map's content when it is a game start that names a map file
+    still in place (a journal from before games kept their map); else ``body`` unchanged."""
+    from companion.games.topology import map_file_text
+
+    topology = body.get("topology")
+    if kind != "GameStarted" or body.get("map_text") or not isinstance(topology, str):
+        return body
+    try:
+        text = map_file_text(topology)
+    except CompanionError:
+        return body  # no longer a map: the game says so when it is replayed
+    return body if text is None else {**body, "map_text": text}
 
 
 def parse_corners(text: str | None) -> list[list[float]] | None:
