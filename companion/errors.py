@@ -133,3 +133,7 @@ class JournalDamaged(JournalError):
     def __init__(self, message: str, *, problems: Sequence[object] = ()) -> None:
         super().__init__(message)
         self.problems = list(problems)
+
+
+class RequestError(CompanionError, ValueError):
+    """A request body the page cannot take (not JSON, too deep, numbers out of range)."""
