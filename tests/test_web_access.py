@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import click
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.commands._startup import PIN_FILE_ENV, table_pin
 from companion.journal import Journal
 from companion.table.session import TableSession
 from companion.web import auth
@@ -104,3 +106,30 @@ def test_a_new_pin_needs_the_pin_and_the_token(app: Flask) -> None:
     player = _client(app, PLAYER)
     assert _login(player) == 302
     assert player.post("/pin", json={"pin": "1111"}).status_code == 403  # no CSRF token
+
+
+def test_the_pin_comes_from_a_file_or_the_environment_and_warns_on_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("COMPANION_PIN", raising=False)
+    monkeypatch.delenv(PIN_FILE_ENV, raising=False)
+    secret = tmp_path / "pin"
+    secret.write_text("86420\n")
+    assert table_pin(None, secret) == ("86420", f"the PIN file {secret}")
+    monkeypatch.setenv(PIN_FILE_ENV, str(secret))
+    assert table_pin(None, None)[0] == "86420"
+    monkeypatch.delenv(PIN_FILE_ENV)
+    monkeypatch.setenv("COMPANION_PIN", "13579")
+    assert table_pin(None, None) == ("13579", "$COMPANION_PIN")
+    assert capsys.readouterr().err == ""
+    assert table_pin("24680", None) == ("24680", "--pin")
+    assert "shows in the process list" in capsys.readouterr().err
+    monkeypatch.delenv("COMPANION_PIN")
+    pin, source = table_pin(None, None)
+    assert source == "random" and len(pin) == 6
+    for bad in ("12", "abcd", ""):
+        secret.write_text(bad)
+        with pytest.raises(click.BadParameter):
+            table_pin(None, secret)
+    with pytest.raises(click.BadParameter, match="cannot read"):
+        table_pin(None, tmp_path / "missing")
