@@ -7,9 +7,11 @@ changes the game and needs the PIN and the CSRF token (:mod:`companion.web.auth`
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from companion.errors import CompanionError, IllegalMove, JournalError, RequestError
 from companion.games.go import GoGame
@@ -22,11 +24,22 @@ from companion.web.context import refuse, web
 #: How long ``/api/estimate`` waits for a new position's estimate before answering "pending".
 ESTIMATE_WAIT = 3.0
 
+log = logging.getLogger(__name__)
+
+#: ``app.extensions`` key: the faults controls met (exceptions that are no refusal), as text.
+FAULTS = "companion.web.faults"
+
 #: A control's body is a few small fields: bigger or deeper is junk.
 MAX_BODY_BYTES = 16 * 1024
 MAX_BODY_DEPTH = 6
 
 bp = Blueprint("api", __name__)
+
+
+@bp.app_errorhandler(RequestEntityTooLarge)
+def _too_large(exc: RequestEntityTooLarge) -> Response:
+    """A body over the app's limit gets a sentence like every other refusal."""
+    return refuse(413, "the request's body is too large (over 64 KiB)")
 
 
 def control_body(data: bytes) -> dict[str, Any]:
@@ -104,4 +117,12 @@ def control(action: str) -> Response:
         return refuse(503, journal_trouble(exc, f"{action.replace('_', ' ')} was not stored:"))
     except (CompanionError, ValueError, KeyError, TypeError) as exc:
         return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
+    except Exception as exc:  # a fault of ours, not of the request: logged and counted
+        log.exception("control %r with %r failed", action, params)
+        current_app.extensions.setdefault(FAULTS, []).append(f"{type(exc).__name__}: {exc}")
+        return refuse(
+            409,
+            f"the table could not {action.replace('_', ' ')} ({type(exc).__name__}: {exc}); "
+            "nothing was stored, and the fault was logged",
+        )
     return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})
