@@ -123,6 +123,7 @@ class Journal:
         self.upgraded: str | None = None
         #: Why nothing more may be written (damage met by a read), else None.
         self.damaged: str | None = None
+        self._problems: list[Problem] = []
         fresh = not self.path.exists() or (
             self.path.stat().st_size == 0 and not any(p.exists() for p in sidecars(self.path))
         )
@@ -230,6 +231,7 @@ class Journal:
         """The error for a failed read; a malformed file also stops all writing."""
         if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
             self.damaged = f"SQLite finds the file corrupt ({exc})"
+            self._problems = [Problem(None, None, self.damaged)]
             return JournalDamaged(
                 f"journal {self.path} is damaged: {self.damaged}. "
                 + HOW_TO_REPAIR.format(path=self.path)
@@ -284,7 +286,8 @@ class Journal:
             if self.damaged is not None:
                 raise JournalDamaged(
                     f"journal {self.path} was found damaged ({self.damaged}); nothing more is "
-                    "written to it. " + HOW_TO_REPAIR.format(path=self.path)
+                    "written to it. " + HOW_TO_REPAIR.format(path=self.path),
+                    problems=self._problems,
                 )
             con = self._con
             at = self._clock() if at is None else at
@@ -376,10 +379,11 @@ class Journal:
                     problem = f"{row.type} cannot be read: {exc}"
             if problem is not None:
                 self.damaged = f"game {row.game}, event {row.seq}: {problem}"
+                self._problems = [Problem(row.game, row.seq, problem)]
                 raise JournalDamaged(
                     f"journal {self.path} is damaged: {self.damaged}. "
                     + HOW_TO_REPAIR.format(path=self.path),
-                    problems=[Problem(row.game, row.seq, problem)],
+                    problems=self._problems,
                 )
             before = row
         return out

@@ -114,7 +114,7 @@ def control(action: str) -> Response:
     except IllegalMove as exc:
         return refuse(409, str(exc))
     except JournalError as exc:  # nothing was stored: the table says why (never a 500)
-        return refuse(503, journal_trouble(exc, f"{action.replace('_', ' ')} was not stored:"))
+        return refuse(503, journal_trouble(exc, action.replace("_", " "), stored=True))
     except (CompanionError, ValueError, KeyError, TypeError) as exc:
         return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
     except Exception as exc:  # a fault of ours, not of the request: logged and counted

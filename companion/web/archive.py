@@ -26,18 +26,19 @@ bp = Blueprint("archive", __name__)
 MAX_GAME_ID = 2**63 - 1
 
 
-def journal_trouble(exc: JournalError, what: str) -> str:
-    """Plain words for a page when the journal cannot give ``what`` (no file path in them)."""
-    if isinstance(exc, JournalDamaged) and exc.problems:
-        where = "; ".join(p.words() for p in exc.problems[:3])  # type: ignore[attr-defined]
-        return (
-            f"{what} cannot be shown: the journal is damaged ({where}). The organiser can list "
-            "the damage with 'companion journal check' and copy every sound game into a new "
-            "journal with 'companion journal repair'"
-        )
-    if isinstance(exc, JournalDamaged):
-        return f"{what} cannot be shown: the journal is damaged; see 'companion journal check'"
-    return f"{what} cannot be read from the journal now; try again"
+def journal_trouble(exc: JournalError, what: str, *, stored: bool = False) -> str:
+    """Plain words for a page when the journal cannot give (or, ``stored``, keep) ``what``; no
+    file path in them, since spectators read them too."""
+    failed = f"{what} was not stored" if stored else f"{what} cannot be shown"
+    if not isinstance(exc, JournalDamaged):
+        return f"{failed}: the journal cannot be {'written' if stored else 'read'} now"
+    where = "; ".join(p.words() for p in exc.problems[:3])  # type: ignore[attr-defined]
+    return (
+        f"{failed}: the journal is damaged{f' ({where})' if where else ''}"
+        + ("; nothing more is written to it" if stored else "")
+        + ". The organiser can list the damage with 'companion journal check' and copy every "
+        "sound game into a new journal with 'companion journal repair'"
+    )
 
 
 @bp.app_errorhandler(JournalError)
