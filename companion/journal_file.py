@@ -154,7 +154,13 @@ def refuse_foreign(path: Path) -> None:
 
 
 def connect_ro(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    """A read-only connection that creates nothing beside the file: without a ``-wal`` (no
+    writer is connected, the file is whole) SQLite is told the file is immutable, else it would
+    make an empty ``-wal`` and a ``-shm`` for a WAL database."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    if not sidecars(path)[0].exists():
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False)
 
 
 # ---------------------------------------------------------------------------------- the check

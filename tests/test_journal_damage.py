@@ -257,3 +257,14 @@ def test_repair_refuses_to_overwrite(tmp_path: Path) -> None:
         _two_games(journal)
     result = CliRunner().invoke(main, ["journal", "repair", str(path), "-o", str(path)])
     assert result.exit_code == 1 and "give the name of a new file" in result.output
+
+
+def test_seeded_damage_of_every_kind_is_reported_never_lost_silently() -> None:
+    from tests.support.journal_damage import KINDS, run
+
+    out = run(2 * len(KINDS), seed=7)
+    assert sum(out.tried.values()) == 14
+    assert not out.silent and out.lost_events == 0, out.notes
+    assert out.changed_files == 0, out.notes
+    assert out.intact["moved-map"] == 2  # a moved map is no damage: the game still opens
+    assert out.reported["cut-wal"] == out.reported["old-copy"] == 2
