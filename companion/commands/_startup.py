@@ -74,7 +74,7 @@ PIN_FILE_ENV = "COMPANION_PIN_FILE"
 def table_pin(pin: str | None, pin_file: Path | None) -> tuple[str, str]:
     """The table PIN and where it came from: ``--pin-file``, ``--pin``, ``$COMPANION_PIN_FILE``,
     ``$COMPANION_PIN``, else a random one. ``--pin`` works but warns: the process list shows
-    every command line to anyone logged in. BadParameter for a PIN that is not 4-32 digits or
+    every command line to anyone logged in. BadParameter for an empty PIN, one with spaces, or
     a file that cannot be read."""
     from companion.web.auth import check_pin
 

@@ -101,7 +101,7 @@ def _pick_source(source: str, demo: bool) -> str:
     "--pin-file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="A file whose first line is the table PIN (4-32 digits) "
+    help="A file whose first line is the table PIN "
     "[default: $COMPANION_PIN_FILE, else $COMPANION_PIN, else a random PIN].",
 )
 @click.option(

@@ -171,16 +171,21 @@ def _new_state(state: Any) -> None:
 
 def set_pin(app: Flask, pin: str) -> int:
     """Make ``pin`` the table PIN and log every session out; the number logged out."""
-    check_pin(pin)
+    check_pin(pin, chosen=True)
     app.extensions["companion.web"].pin = pin
     closed: int = app.extensions[_SESSIONS].close_all()
     return closed
 
 
-def check_pin(pin: str) -> str:
-    """``pin`` when it can be a table PIN (4-32 digits), else ValueError saying why."""
-    if len(pin) not in PIN_LENGTHS or any(c not in PIN_CHARS for c in pin):
-        raise ValueError("a table PIN is 4 to 32 digits")
+def check_pin(pin: str, *, chosen: bool = False) -> str:
+    """``pin`` when it can be the table PIN, else ValueError saying why. A PIN the organiser
+    gives at start (file, environment, ``--pin``) is 1-64 visible characters; one chosen on
+    the page (``POST /pin``, ``chosen``) is 4-32 digits, what a phone's number pad types."""
+    if chosen:
+        if len(pin) not in PIN_LENGTHS or any(c not in PIN_CHARS for c in pin):
+            raise ValueError("a table PIN is 4 to 32 digits")
+    elif not 0 < len(pin) <= 64 or not pin.isprintable() or any(c.isspace() for c in pin):
+        raise ValueError("a table PIN is 1 to 64 characters, without spaces")
     return pin
 
 

@@ -127,7 +127,7 @@ def test_the_pin_comes_from_a_file_or_the_environment_and_warns_on_the_command_l
     monkeypatch.delenv("COMPANION_PIN")
     pin, source = table_pin(None, None)
     assert source == "random" and len(pin) == 6
-    for bad in ("12", "abcd", ""):
+    for bad in ("12 34", "x" * 65, ""):
         secret.write_text(bad)
         with pytest.raises(click.BadParameter):
             table_pin(None, secret)
