@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion import events as ev
+from companion.games.scoring import result_words
 
 __all__ = ["Context", "clock_faces", "words", "words_of_dict"]
 
@@ -70,9 +71,9 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 _MARKS = {"dead": "dead", "alive": "alive again", "nml": "no-man's-land"}
 
 
-def _result(text: str) -> str:
-    """A result as people say it: SGF writes a tie or a draw as "0" (or "Draw")."""
-    return "a tie" if text in ("0", "Draw", "draw") else text
+def _result(text: str, method: str | None = None) -> str:
+    """A result as people say it ("a tie", "a draw"; see :func:`result_words`)."""
+    return result_words(text, method)
 
 
 def words(event: ev.Event, context: Context | None = None) -> str:
@@ -84,7 +85,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         which = f"game {c.game_id}" if c.game_id else "a new game"
         return f"{which} started: {event.rules} on {event.topology}{clock}"
     if isinstance(event, ev.GameEnded):
-        return f"game over: {_result(event.result)} ({event.method})"
+        return f"game over: {_result(event.result, event.method)} ({event.method})"
     if isinstance(event, ev.MovePlayed):
         taken = f", capturing {c.spots(event.captured)}" if event.captured else ""
         return f"{c.player(event.player)} played {c.spot(event.spot)}{taken}"
@@ -118,9 +119,11 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         return "the game is over: mark the dead stones, then every player agrees"
     if isinstance(event, ev.CleanupSuggested):
         unsure = f", unsure of {_count(len(event.unsure), 'stone')}" if event.unsure else ""
+        fill = f"; dame to fill at {c.spots(event.fill)}" if event.fill else ""
+        close = f"; boundaries to close at {c.spots(event.boundary)}" if event.boundary else ""
         return (
             f"the estimate suggested {len(event.dead)} dead and "
-            f"{len(event.no_mans_land)} dame ({event.result}){unsure}"
+            f"{len(event.no_mans_land)} dame ({event.result}){unsure}{fill}{close}"
         )
     if isinstance(event, ev.CleanupMarked):
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"
@@ -135,7 +138,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
-        return f"counted by {event.method}: {_result(event.result)}"
+        return f"counted by {event.method}: {_result(event.result, event.method)}"
     return _split(event.type)
 
 

@@ -19,6 +19,7 @@ from companion.games.beyond_chess import piece_letter as _piece_letter
 from companion.games.beyond_chess_notation import parse_turn, position_text, turn_text
 from companion.games.clock import GameClock
 from companion.games.go import LETTERS, GoGame, Move
+from companion.games.scoring import result_words
 from companion.table.chess_state import ChessTableState, player_of
 from companion.table.state import TableState
 
@@ -73,6 +74,8 @@ class ScoreView(TypedDict):
     method: str
     detail: list[dict[str, float]]
     text: str
+    #: ``text`` as people say it ("a tie" for "0").
+    words: str
 
 
 class TopologyView(TypedDict):
@@ -109,6 +112,8 @@ class GoView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
+    #: ``result`` as people say it ("a tie", "a draw"; None while the game goes on).
+    result_words: str | None
     paused: bool
     dead: list[int]
     no_mans_land: list[int]
@@ -166,6 +171,8 @@ class ChessView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
+    #: ``result`` as people say it ("a tie", "a draw"; None while the game goes on).
+    result_words: str | None
     paused: bool
     clock: ClockView | None
     alerts: list[str]
@@ -297,6 +304,7 @@ def _go_score(state: TableState) -> ScoreView | None:
             "method": s.method,
             "detail": [dict(d) for d in s.detail],
             "text": s.result,
+            "words": result_words(s.result, s.method),
         }
     provisional = state.provisional_score() if state.phase == "cleanup" else None
     if provisional is None:
@@ -309,6 +317,7 @@ def _go_score(state: TableState) -> ScoreView | None:
         "method": provisional.method,
         "detail": [{k: float(v) for k, v in d.items()} for d in provisional.detail],
         "text": provisional.text(),
+        "words": result_words(provisional.text(), provisional.method),
     }
 
 
@@ -352,7 +361,7 @@ def go_view(
                     "captures": game.captures[p],
                     "prisoners": game.prisoners[p],
                     "in_hand": game.in_hand[p],
-                    "resigned": p in game.resigned,
+                    "resigned": p in game.resigned or p in state.resigned_in_cleanup,
                     "agreed": p in state.agreed,
                     "points": live_points[p] if counted else None,  # type: ignore[index]
                 }
@@ -367,6 +376,9 @@ def go_view(
             "over": game.over or state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
+            "result_words": (
+                result_words(state.ended.result, state.ended.method) if state.ended else None
+            ),
             "paused": state.paused,
             "dead": sorted(state.dead),
             "no_mans_land": sorted(state.no_mans_land),
@@ -506,6 +518,9 @@ def chess_view(
             "over": state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
+            "result_words": (
+                result_words(state.ended.result, state.ended.method) if state.ended else None
+            ),
             "paused": state.paused,
             "clock": clock,
             "alerts": chess_alerts(state),

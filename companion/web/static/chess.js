@@ -82,7 +82,7 @@ import { liveStream, showStatus } from "./live.js";
   function feed(event) { addToFeed($("feed"), event); }
 
   function setState(s) {
-    if (s.kind !== "chess" && s.phase !== "none") { window.location.reload(); return; }  // a Go game now
+    if (companion.otherKind(s)) { window.location.reload(); return; }  // the table changed kind
     state = s;
     if (s.clock !== undefined) { clock = s.clock; clockAt = performance.now(); }
     render();
