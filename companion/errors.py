@@ -6,6 +6,8 @@ RuntimeError for hardware), as gpiozero does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class CompanionError(Exception):
     """Base of every error this package raises on purpose."""
@@ -127,3 +129,16 @@ class HubError(CompanionError, ValueError):
     password file...). A broker that cannot be reached is not an error: tables keep playing
     and publish what they missed when it is back.
     """
+
+
+class JournalDamaged(JournalError):
+    """A journal whose stored events fail their checksums or are missing: ``problems`` lists
+    each, by game and event (:class:`companion.journal_file.Problem`)."""
+
+    def __init__(self, message: str, *, problems: Sequence[object] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class RequestError(CompanionError, ValueError):
+    """A request body the page cannot take (not JSON, too deep, numbers out of range)."""

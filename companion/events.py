@@ -89,7 +89,11 @@ def from_json(text: str) -> Event:
 
 @dataclass(frozen=True, kw_only=True)
 class GameStarted(Event):
-    """A new game: enough to rebuild it from nothing (``topology`` is a from_spec text)."""
+    """A new game: enough to rebuild it from nothing (``topology`` is a from_spec text).
+
+    ``map_text``: when ``topology`` names a map file, the file's content as the game started
+    (:func:`companion.games.topology.map_file_text`): the game is rebuilt from it, so a map
+    file moved or changed later does not change or stop the game."""
 
     rules: str
     topology: str
@@ -97,6 +101,7 @@ class GameStarted(Event):
     players: tuple[str, ...] = ("Black", "White")
     time_control: str | None = None
     clock: Snapshot | None = None
+    map_text: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -91,7 +91,9 @@ def test_the_bounded_readers_are_a_leaf_like_the_errors() -> None:
 
 
 def test_the_journal_knows_no_game() -> None:
-    assert GRAPH["companion.journal"] <= {"companion", "companion.events", "companion.errors"}
+    known = {"companion", "companion.events", "companion.errors"}
+    assert GRAPH["companion.journal"] <= known | {"companion.journal_file"}
+    assert GRAPH["companion.journal_file"] <= known
 
 
 def test_the_hub_page_does_not_pull_in_a_table_session() -> None:

@@ -9,6 +9,7 @@ keeps it out of the CLI).
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from companion import events as ev
-from companion.errors import JournalError
+from companion.errors import CompanionError, JournalError
 from companion.words import Context, words
 
 if TYPE_CHECKING:
@@ -42,11 +43,69 @@ def open_table(path: Path, **options: Any) -> tuple[Journal, TableSession]:
     from companion.table.session import TableSession
 
     try:
-        journal = Journal(path)
+        journal = Journal(path, upgrade=inline_map)
+        if journal.upgraded:
+            click.echo(f"companion: {journal.upgraded}", err=True)
         table = TableSession.resume(journal, **options)
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     return journal, table
+
+
+def inline_map(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A stored event body with its map's content when it is a game start that names a map file
+    still in place (a journal from before games kept their map); else ``body`` unchanged."""
+    from companion.games.topology import map_file_text
+
+    topology = body.get("topology")
+    if kind != "GameStarted" or body.get("map_text") or not isinstance(topology, str):
+        return body
+    try:
+        text = map_file_text(topology)
+    except CompanionError:
+        return body  # no longer a map: the game says so when it is replayed
+    return body if text is None else {**body, "map_text": text}
+
+
+#: Where ``--pin-file`` points when not given.
+PIN_FILE_ENV = "COMPANION_PIN_FILE"
+
+
+def table_pin(pin: str | None, pin_file: Path | None) -> tuple[str, str]:
+    """The table PIN and where it came from: ``--pin-file``, ``--pin``, ``$COMPANION_PIN_FILE``,
+    ``$COMPANION_PIN``, else a random one. ``--pin`` works but warns: the process list shows
+    every command line to anyone logged in. BadParameter for an empty PIN, one with spaces, or
+    a file that cannot be read."""
+    from companion.web.auth import check_pin
+
+    env_file = os.environ.get(PIN_FILE_ENV)
+    if pin_file is None and pin is None and env_file:
+        pin_file = Path(env_file)
+    if pin_file is not None:
+        try:
+            with pin_file.open("rb") as fh:
+                raw = fh.read(256)
+            found, source = raw.decode("utf-8").splitlines()[0].strip(), f"the PIN file {pin_file}"
+        except (OSError, UnicodeDecodeError, IndexError) as exc:
+            why = getattr(exc, "strerror", None) or "not one line of text"
+            raise click.BadParameter(
+                f"cannot read {pin_file}: {why}", param_hint="--pin-file"
+            ) from None
+    elif pin is not None:
+        click.echo(
+            "companion: warning: --pin shows in the process list (ps) to every user of this "
+            "machine; use --pin-file FILE or the COMPANION_PIN environment variable",
+            err=True,
+        )
+        found, source = pin.strip(), "--pin"
+    elif os.environ.get("COMPANION_PIN"):
+        found, source = os.environ["COMPANION_PIN"].strip(), "$COMPANION_PIN"
+    else:
+        return f"{secrets.randbelow(10**6):06d}", "random"
+    try:
+        return check_pin(found), source
+    except ValueError as exc:
+        raise click.BadParameter(f"{source}: {exc}", param_hint="--pin-file") from None
 
 
 def parse_corners(text: str | None) -> list[list[float]] | None:

@@ -20,7 +20,6 @@ Under systemd (``Type=notify``) it sends ``READY=1`` once the page is listening 
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -47,6 +46,7 @@ from companion.commands._startup import (
     journal_path,
     open_table,
     sd_notify,
+    table_pin,
     watchdog_interval,
 )
 from companion.errors import CompanionError
@@ -96,7 +96,18 @@ def _pick_source(source: str, demo: bool) -> str:
 @game_options
 @table_options
 @input_options
-@click.option("--pin", default=None, help="Table PIN [default: $COMPANION_PIN or a random one].")
+@click.option(
+    "--pin-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A file whose first line is the table PIN "
+    "[default: $COMPANION_PIN_FILE, else $COMPANION_PIN, else a random PIN].",
+)
+@click.option(
+    "--pin",
+    default=None,
+    help="Table PIN on the command line (shown in the process list: prefer --pin-file).",
+)
 @click.option(
     "--threads",
     default=16,
@@ -178,6 +189,7 @@ def command(
     fps: float | None,
     pins_path: str | None,
     mock_pins: bool,
+    pin_file: Path | None,
     pin: str | None,
     threads: int,
     streams_per_address: int,
@@ -245,7 +257,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     if not reader.manages_game:
         click.echo(f"companion: reading the board from {reader.spec}")
 
-    pin = o["pin"] or os.environ.get("COMPANION_PIN") or f"{secrets.randbelow(10**6):06d}"
+    pin, pin_source = table_pin(o["pin"], o["pin_file"])
     calibration = o["calibration_dir"] or Path(
         os.environ.get("COMPANION_CALIBRATION") or "calibration"
     )
@@ -269,7 +281,10 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
         click.echo(f"companion:                   or {other}")
     if o["qr"] and "://localhost:" not in urls[0]:  # no phone can use a code of localhost
         print_qr(urls[0], sys.stdout)
-    click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
+    if pin_source in ("random", "--pin"):
+        click.echo(f"companion: table PIN {pin} (controls need it; watching does not)")
+    else:  # a PIN kept in a file or the environment is not copied into the log
+        click.echo(f"companion: table PIN from {pin_source} (controls need it; watching does not)")
     click.echo(f"companion: journal {path}")
     sys.stdout.flush()
     _publish(stack, table, o["hub_config"])

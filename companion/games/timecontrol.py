@@ -242,7 +242,14 @@ class ByoYomi(TimeControl):
         if not m:
             raise ValueError(f"byo-yomi wants MAIN+PERIODSxTIME (e.g. 20m+5x30s), not {args!r}")
         main = parse_duration(m[1]) if m[1] else 0.0
-        return cls(main, int(m[2]), parse_duration(m[3]))
+        return cls(main, _count(m[2], "periods"), parse_duration(m[3]))
+
+
+def _count(text: str, what: str) -> int:
+    """A count of periods or stones: 1..1,000 (more is junk, not a time control)."""
+    if len(text) > 4 or not 1 <= int(text) <= MAX_COUNT:
+        raise ValueError(f"{what} must be 1 to {MAX_COUNT}, not {text[:12]}")
+    return int(text)
 
 
 class Canadian(TimeControl):
@@ -303,7 +310,7 @@ class Canadian(TimeControl):
         if not m:
             raise ValueError(f"Canadian wants MAIN+STONES/TIME (e.g. 10m+25/5m), not {args!r}")
         main = parse_duration(m[1]) if m[1] else 0.0
-        return cls(main, int(m[2]), parse_duration(m[3]))
+        return cls(main, _count(m[2], "stones"), parse_duration(m[3]))
 
 
 class _MainPlus(TimeControl):
@@ -434,6 +441,9 @@ class TurnLimit(TimeControl):
 # --- text specs -------------------------------------------------------------------------------
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([hms]?)")
+#: The longest duration a time control may name (a week): more is a typo or junk.
+MAX_DURATION = 7 * 24 * 3600.0
+MAX_COUNT = 1000
 
 
 def parse_duration(text: str) -> float:
@@ -448,6 +458,8 @@ def parse_duration(text: str) -> float:
             raise ValueError(f"bad duration {text!r} (use e.g. 30s, 5m, 1h30m)")
         total += float(m[1]) * {"h": 3600, "m": 60, "s": 1, "": 1}[m[2]]
         pos = m.end()
+    if not math.isfinite(total) or total > MAX_DURATION:
+        raise ValueError(f"duration {text[:40]!r} is longer than a week")
     return total
 
 
@@ -469,6 +481,8 @@ def sgf_number(x: float) -> str:
 
 def parse_spec(spec: str) -> TimeControl:
     """Read a CLI time-control text (see module docstring). ValueError names what is wrong."""
+    if not isinstance(spec, str):
+        raise ValueError("a time control is a text such as byo:20m+5x30s")
     key, sep, args = spec.strip().partition(":")
     cls = CONTROLS.get(key.lower())
     if not sep or cls is None:

@@ -343,6 +343,20 @@ def bundled_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.json"))}
 
 
+def map_file_text(spec: str) -> str | None:
+    """The content of the map file ``spec`` names (checked to be a map), None when ``spec`` is
+    a size, ``stacked`` or a bundled map name: what a game stores so it never needs the file
+    again. MapError when the file is not a map."""
+    text = spec.strip().lower()
+    if text in bundled_maps() or text == "stacked" or re.fullmatch(r"[0-9x]{1,20}", text):
+        return None
+    try:
+        is_file = len(spec) < 4096 and Path(spec).is_file()
+    except (OSError, ValueError):
+        is_file = False
+    return dump_map(load_map(spec)) if is_file else None
+
+
 def from_spec(spec: str) -> Topology:
     """A board from a short text: ``19``, ``13x9``, ``stacked``, ``2x9x9``, a bundled map name
     or a map file path."""

@@ -38,6 +38,7 @@ from companion import events as ev
 from companion.errors import IllegalMove, JournalError
 from companion.games.go import LETTERS, GoGame
 from companion.games.timecontrol import FlagPolicy
+from companion.games.topology import map_file_text
 from companion.table import estimates
 from companion.table import intents as it
 from companion.table.part import GamePart, Handler
@@ -105,8 +106,11 @@ class GoPart(GamePart):
         flag_policy: FlagPolicy | None,
     ) -> tuple[ev.GameStarted, FlagPolicy, int]:
         topology = topology or "19"
+        map_text = map_file_text(topology)  # the game keeps the map, not the path to it
         probe = TableState.build_game(
-            ev.GameStarted(rules=rules, topology=topology, knobs=knobs, players=("a", "b"))
+            ev.GameStarted(
+                rules=rules, topology=topology, knobs=knobs, players=("a", "b"), map_text=map_text
+            )
         )
         names = players or tuple(probe.player_names[: probe.players])
         if "players" not in knobs and len(names) != probe.players:
@@ -117,6 +121,7 @@ class GoPart(GamePart):
             knobs=knobs,
             players=names,
             time_control=time_control,
+            map_text=map_text,
         )
         if time_control is None:
             seconds = turn_seconds(probe)

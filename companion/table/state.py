@@ -13,6 +13,7 @@ the state keeps the latest one (:attr:`TableState.clock_snapshot`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from companion import events as ev
@@ -20,7 +21,7 @@ from companion.errors import IllegalMove
 from companion.games.borders import count_closed
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
-from companion.games.topology import from_spec
+from companion.games.topology import from_spec, parse_map
 from companion.table import handicap
 from companion.table.foldbase import EventFold
 
@@ -93,12 +94,17 @@ class TableState(EventFold):
         unknown rules, board or handicap)."""
         hc, knobs = handicap.take(started.knobs)
         knobs.setdefault("players", len(started.players))
-        game = new_game(started.rules, from_spec(started.topology), **knobs)
+        topo = (
+            parse_map(started.map_text, name=Path(started.topology).stem)
+            if started.map_text is not None
+            else from_spec(started.topology)
+        )
+        game = new_game(started.rules, topo, **knobs)
         check_board(game)
         if hc is not None:
             if "komi" not in knobs:
                 knobs["komi"] = handicap.komi(hc, type(game))
-                game = new_game(started.rules, from_spec(started.topology), **knobs)
+                game = new_game(started.rules, topo, **knobs)
             handicap.set_up(game, hc)
         return game
 

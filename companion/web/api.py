@@ -7,18 +7,57 @@ changes the game and needs the PIN and the CSRF token (:mod:`companion.web.auth`
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, request
+import logging
+from typing import Any
 
-from companion.errors import CompanionError, IllegalMove, JournalError
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from companion.errors import CompanionError, IllegalMove, JournalError, RequestError
 from companion.games.go import GoGame
+from companion.limits import parse_json
 from companion.table.estimates import headline, position_key
+from companion.web.archive import journal_trouble
 from companion.web.auth import authed, control_refused
 from companion.web.context import refuse, web
 
 #: How long ``/api/estimate`` waits for a new position's estimate before answering "pending".
 ESTIMATE_WAIT = 3.0
 
+log = logging.getLogger(__name__)
+
+#: ``app.extensions`` key: the faults controls met (exceptions that are no refusal), as text.
+FAULTS = "companion.web.faults"
+
+#: A control's body is a few small fields: bigger or deeper is junk.
+MAX_BODY_BYTES = 16 * 1024
+MAX_BODY_DEPTH = 6
+
 bp = Blueprint("api", __name__)
+
+
+@bp.app_errorhandler(RequestEntityTooLarge)
+def _too_large(exc: RequestEntityTooLarge) -> Response:
+    """A body over the app's limit gets a sentence like every other refusal."""
+    return refuse(413, "the request's body is too large (over 64 KiB)")
+
+
+def control_body(data: bytes) -> dict[str, Any]:
+    """A control's parameters from its body (empty: none). RequestError, with a message the
+    page shows, for anything but a small JSON object with bounded numbers (``1e400``, a
+    5,000-digit number or 5,000-deep nesting is refused, never parsed into a crash)."""
+    if not data.strip():
+        return {}
+    params = parse_json(
+        data,
+        name="the control's body",
+        error=RequestError,
+        limit=MAX_BODY_BYTES,
+        depth=MAX_BODY_DEPTH,
+    )
+    if not isinstance(params, dict):
+        raise RequestError("the control's body must be a JSON object")
+    return params
 
 
 @bp.get("/api/state")
@@ -66,15 +105,24 @@ def control(action: str) -> Response:
     table = web().table
     if action not in table.controls:
         return refuse(404, f"unknown control {action!r}")
-    params = request.get_json(silent=True) or {}
-    if not isinstance(params, dict):
-        return refuse(400, "the control's body must be a JSON object")
+    try:
+        params = control_body(request.get_data(cache=False))
+    except RequestError as exc:
+        return refuse(400, str(exc))
     try:
         stored = table.control(action, **params)
     except IllegalMove as exc:
         return refuse(409, str(exc))
-    except JournalError as exc:
-        return refuse(500, f"the journal could not store this: {exc}")
+    except JournalError as exc:  # nothing was stored: the table says why (never a 500)
+        return refuse(503, journal_trouble(exc, action.replace("_", " "), stored=True))
     except (CompanionError, ValueError, KeyError, TypeError) as exc:
         return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
+    except Exception as exc:  # a fault of ours, not of the request: logged and counted
+        log.exception("control %r with %r failed", action, params)
+        current_app.extensions.setdefault(FAULTS, []).append(f"{type(exc).__name__}: {exc}")
+        return refuse(
+            409,
+            f"the table could not {action.replace('_', ' ')} ({type(exc).__name__}: {exc}); "
+            "nothing was stored, and the fault was logged",
+        )
     return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})

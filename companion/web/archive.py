@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from companion import events as ev
-from companion.errors import CompanionError, RecordError
+from companion.errors import CompanionError, JournalDamaged, JournalError, RecordError
 from companion.table.fold import steps
 from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
@@ -23,6 +23,44 @@ from companion.web.context import refuse, web
 from companion.web.score import saved_summaries
 
 bp = Blueprint("archive", __name__)
+
+#: Game ids are SQLite integers: a larger number in a URL names no game (404, not an overflow).
+MAX_GAME_ID = 2**63 - 1
+
+
+def journal_trouble(exc: JournalError, what: str, *, stored: bool = False) -> str:
+    """Plain words for a page when the journal cannot give (or, ``stored``, keep) ``what``; no
+    file path in them, since spectators read them too."""
+    failed = f"{what} was not stored" if stored else f"{what} cannot be shown"
+    if not isinstance(exc, JournalDamaged):
+        return f"{failed}: the journal cannot be {'written' if stored else 'read'} now"
+    where = "; ".join(p.words() for p in exc.problems[:3])  # type: ignore[attr-defined]
+    return (
+        f"{failed}: the journal is damaged{f' ({where})' if where else ''}"
+        + ("; nothing more is written to it" if stored else "")
+        + ". The organiser can list the damage with 'companion journal check' and copy every "
+        "sound game into a new journal with 'companion journal repair'"
+    )
+
+
+@bp.app_errorhandler(JournalError)
+def _journal_refused(exc: JournalError) -> Response:
+    """Any page that meets a damaged or unreadable journal says so (never an HTTP 500)."""
+    return refuse(503, journal_trouble(exc, "this"))
+
+
+def game_events(game_id: int) -> list[ev.Event]:
+    """The stored events of ``game_id`` for a route: 404 when there is no such game, 409 with
+    plain words when its events are damaged."""
+    if not 0 < game_id <= MAX_GAME_ID:
+        abort(404)
+    try:
+        events = web().table.journal.events(game_id)
+    except JournalError as exc:
+        abort(refuse(409, journal_trouble(exc, f"game {game_id}")))
+    if not events:
+        abort(404)
+    return events
 
 
 @bp.get("/archive")
@@ -42,9 +80,7 @@ def archive_game_page(game_id: int) -> str:
 @bp.get("/api/archive/<int:game_id>")
 def archive_game(game_id: int) -> Response:
     """Every position of a stored game, for stepping through it move by move."""
-    events = web().table.journal.events(game_id)
-    if not events:
-        abort(404)
+    events = game_events(game_id)
     frames: list[dict[str, Any]] = []
     state: Any = None
     for event, state in steps(events, game_id=game_id):
@@ -91,11 +127,14 @@ def archive_game(game_id: int) -> Response:
 
 
 def _record(game_id: int) -> Any:
+    from companion.table.chess_state import is_chess
     from companion.table.records import game_record
 
-    events = web().table.journal.events(game_id)
-    if not events:
-        abort(404)
+    events = game_events(game_id)
+    started = events[0]
+    if isinstance(started, ev.GameStarted) and is_chess(started.rules):
+        message = f"game {game_id} is a Beyond Chess game: its record is /archive/{game_id}.txt\n"
+        abort(Response(message, 409, mimetype="text/plain"))
     try:
         return game_record(events)
     except RecordError as exc:
@@ -133,9 +172,7 @@ def archive_sgf(game_id: int) -> Response:
 @bp.get("/archive/<int:game_id>.events.json")
 def archive_events(game_id: int) -> Response:
     """The game's journal events as they were stored (for debugging and audits)."""
-    events = web().table.journal.events(game_id)
-    if not events:
-        abort(404)
+    events = game_events(game_id)
     body = json.dumps(
         {
             "format": "companion-journal-game",

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template
+from flask import Blueprint, Response, render_template
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess_notation import SETUP_HELP
 from companion.table.chess_state import chess_rules, is_chess
 from companion.table.kinds import CHESS, kind_for, rules_of
-from companion.web.context import web
+from companion.web.archive import game_events
 
 bp = Blueprint("chess", __name__)
 
@@ -37,9 +37,7 @@ def chess_setup_page() -> str:
 @bp.get("/archive/<int:game_id>.txt")
 def archive_chess_record(game_id: int) -> Response:
     """A chess game's record: the PGN-like text of :mod:`companion.records.chess_record`."""
-    events = web().table.journal.events(game_id)
-    if not events:
-        abort(404)
+    events = game_events(game_id)
     try:
         if kind_for(rules_of(events)) is not CHESS:
             raise ValueError("it is not a chess game")

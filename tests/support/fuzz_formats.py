@@ -27,6 +27,8 @@ class Format:
     target: Callable[[bytes], object]
     tokens: tuple[bytes, ...] = ()
     json: bool = False
+    #: Inputs are ``head\nbody`` (an MQTT topic, a control's name): only the body is mutated.
+    head: bool = False
 
 
 # ---------------------------------------------------------------------- seeds
@@ -229,6 +231,45 @@ def _mqtt_seeds() -> list[bytes]:
     return [m.topic().encode() + b"\n" + m.payload() for m in messages]
 
 
+#: The controls of both kinds of table, with bodies the pages send.
+_CONTROL_BODIES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("pass", {"player": 0}),
+    ("pass", {}),
+    ("undo", {"count": 1}),
+    ("resign", {"player": 1}),
+    ("pause", {}),
+    ("resume", {}),
+    ("start_clock", {}),
+    ("skip", {"player": 0}),
+    ("cleanup", {}),
+    ("cancel_cleanup", {}),
+    ("play_on", {}),
+    ("mark", {"spot": 40, "mark": "dead"}),
+    ("agree", {"player": 0}),
+    (
+        "new_game",
+        {
+            "rules": "chinese",
+            "topology": "9",
+            "players": ["Ann", "Bob"],
+            "time_control": "byo:5m+3x30s",
+            "knobs": {"komi": 7.5, "handicap_stones": 2, "placement": "fixed"},
+        },
+    ),
+    ("new_game", {"rules": "gobeyond", "topology": "hex-5", "players": ["A", "B", "C"]}),
+    ("new_game", {"rules": "stacked", "topology": "2x9x9"}),
+    ("new_game", {"rules": "beyond-chess", "time_control": "abs:10m"}),
+    ("turn", {"text": "e2e4/d3d2"}),
+    ("promote", {"piece": "Q"}),
+    ("clock", {}),
+    ("draw", {}),
+)
+
+
+def _control_seeds() -> list[bytes]:
+    return [f"{name}\n".encode() + json.dumps(body).encode() for name, body in _CONTROL_BODIES]
+
+
 # ---------------------------------------------------------------------- targets
 
 
@@ -310,6 +351,65 @@ def _hub_target(data: bytes) -> None:
         broadcast.tournament()
 
 
+_CLIENT: list[Any] = []
+
+
+def _control_client() -> Any:
+    """A logged-in test client of a real table (a journal in a temporary folder), made once."""
+    if not _CLIENT:
+        import re
+        import tempfile
+
+        from companion.journal import Journal
+        from companion.table.session import TableSession
+        from companion.web.app import create_app
+
+        folder = Path(tempfile.mkdtemp(prefix="fuzz-control-"))
+        table = TableSession(Journal(folder / "journal.sqlite"), suggest=False)
+        table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:5m+3x30s")
+        app = create_app(table, pin="13579")
+        app.config["PROPAGATE_EXCEPTIONS"] = True  # a crash is a traceback here, not a 500
+        client = app.test_client()
+        page = client.get("/login").get_data(as_text=True)
+        token = re.search(r'name="csrf-token" content="([^"]+)"', page)
+        assert token is not None
+        client.post("/login", data={"pin": "13579", "csrf": token.group(1)})
+        page = client.get("/").get_data(as_text=True)
+        token = re.search(r'name="csrf-token" content="([^"]+)"', page)
+        assert token is not None
+        _CLIENT.extend((client, token.group(1), table))
+    return _CLIENT
+
+
+def _control_target(data: bytes) -> None:
+    """POST the body to its control as the page does: a 4xx is a refusal (our error), a 5xx a
+    failure, an exception a traceback."""
+    from companion.errors import RequestError
+    from companion.web.api import FAULTS
+
+    client, token, table = _control_client()
+    faults = client.application.extensions.setdefault(FAULTS, [])
+    before = len(faults)
+    action, _, body = data.partition(b"\n")
+    name = action.decode("ascii", errors="replace") or "pass"
+    resp = client.post(
+        f"/api/control/{name}",
+        data=body,
+        headers={"X-CSRF-Token": token, "Content-Type": "application/json"},
+    )
+    if resp.status_code >= 500:
+        raise AssertionError(f"HTTP {resp.status_code}: {resp.get_data(as_text=True)[:200]}")
+    if len(faults) > before:  # answered with a sentence, but a fault of ours all the same
+        raise AssertionError(f"a fault behind HTTP {resp.status_code}: {faults[-1][:200]}")
+    if resp.status_code >= 400:
+        answer = resp.get_json(silent=True)
+        if not isinstance(answer, dict) or not answer.get("error"):
+            raise AssertionError(f"HTTP {resp.status_code} without a message to show")
+        raise RequestError(answer["error"])
+    if table.state.game is None and table.state.started is None:
+        table.start_game("chinese", "9")
+
+
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -382,7 +482,15 @@ FORMATS: dict[str, Format] = {
             _setup_target,
             (b"black:\n", b"white:\n", b"K", b"k", b"-" * 1000, b"." * 40000, b"\n" * 5000),
         ),
-        Format("mqtt", _mqtt_seeds, _mqtt_target, json=True),
-        Format("mqtt-hub", _mqtt_seeds, _hub_target, json=True),
+        Format("mqtt", _mqtt_seeds, _mqtt_target, json=True, head=True),
+        Format("mqtt-hub", _mqtt_seeds, _hub_target, json=True, head=True),
+        Format(
+            "control-body",
+            _control_seeds,
+            _control_target,
+            (b"1e400", b"[" * 5000, b'{"a":' * 5000, b"9" * 5000, b'"spot"', b'"player"'),
+            json=True,
+            head=True,
+        ),
     )
 }

@@ -172,11 +172,13 @@ def mutate(rng: random.Random, seeds: list[bytes], fmt: Format) -> bytes:
     """One mutated input from the seeds (see the module docstring)."""
     seed = rng.choice(seeds)
     topic = b""
-    if fmt.name.startswith("mqtt"):
+    if fmt.head:
         head, _, seed = seed.partition(b"\n")
         topic = head + b"\n"
-        if rng.random() < 0.05:
+        if fmt.name.startswith("mqtt") and rng.random() < 0.05:
             topic = rng.choice([b"companion/v1/tables/x/state\n", b"junk\n", head[:-3] + b"\n"])
+        elif rng.random() < 0.05:  # another control's body, or a control that is none
+            topic = rng.choice([b"new_game\n", b"mark\n", b"nope\n", b"__init__\n"])
     if fmt.json and rng.random() < 0.6:
         return _json_mutation(rng, seed, topic)
     data = bytearray(seed)
@@ -193,7 +195,7 @@ def mutate(rng: random.Random, seeds: list[bytes], fmt: Format) -> bytes:
             del data[pos:]
         elif op == 2:  # splice another seed's tail
             other = rng.choice(seeds)
-            if fmt.name.startswith("mqtt"):
+            if fmt.head:
                 other = other.partition(b"\n")[2]
             data[pos:] = other[rng.randrange(len(other) + 1) :]
         elif op == 3 and data:  # delete a chunk

@@ -1,0 +1,174 @@
+"""``companion journal check|repair``: find the damage in a journal, and copy what is sound.
+
+    companion journal check ~/.local/share/companion/journal.sqlite
+    companion journal repair journal.sqlite -o repaired.sqlite
+
+``check`` reads the file read-only (it never writes a byte, nor a ``-wal`` beside a file that is
+not ours) and lists, by game and event, every event whose checksum fails, that is missing or
+that does not replay, and a lost tail (events the head record says were committed); exit 0 when
+sound (or "unchecked": a journal from before checksums, readable throughout), 1 when damaged, 2
+when the file is no journal. ``repair`` copies into a new file, with their times, every game's
+events up to the first unsound one (a game's later events are dropped: they follow a position
+that is no longer known), and says what it dropped; the original is never touched.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import click
+
+from companion import events as ev
+from companion.commands._startup import inline_map
+from companion.errors import CompanionError, IllegalMove, JournalError
+from companion.journal_file import Problem, Report, Row, check_file, connect_ro, rows
+
+
+@dataclass
+class Salvage:
+    """Each game's sound events (its longest sound beginning) and why the rest was cut."""
+
+    report: Report
+    kept: dict[int, list[ev.Event]] = field(default_factory=dict)
+    seqs: dict[int, list[int]] = field(default_factory=dict)
+    cut: dict[int, Problem] = field(default_factory=dict)
+    total: dict[int, int] = field(default_factory=dict)
+
+
+def salvage(path: Path) -> Salvage:
+    """Read ``path`` read-only: :func:`check_file`'s report plus the sound part of every game,
+    each game replayed (so a kept game always folds). JournalError for a file that is not a
+    journal."""
+    from companion.table.fold import new_state
+
+    found = Salvage(check_file(path))
+    hashed = found.report.schema >= 2
+    con = connect_ro(path)
+    try:
+        before: Row | None = None
+        states: dict[int, object] = {}
+        for row in rows(con, hashed, []):
+            found.total[row.game] = found.total.get(row.game, 0) + 1
+            game = row.game
+            if game in found.cut:
+                before = row
+                continue
+            problem = _unsound(row, before, hashed, starts=game not in found.kept)
+            event: ev.Event | None = None
+            if problem is None:
+                try:
+                    event = row.event()
+                    if isinstance(event, ev.GameStarted):
+                        event = _with_map(event)
+                        states[game] = new_state(event, game_id=game)
+                    elif game not in states:
+                        problem = "its game's start is missing"
+                    else:
+                        states[game].apply(event)  # type: ignore[attr-defined]
+                except (CompanionError, ValueError, RecursionError) as exc:
+                    reason = exc.args[-1] if isinstance(exc, IllegalMove) else exc
+                    problem = f"{row.type} does not replay: {reason}"
+            if problem is not None or event is None:
+                found.cut[game] = Problem(game, row.seq, problem or "unreadable")
+            else:
+                found.kept.setdefault(game, []).append(event)
+                found.seqs.setdefault(game, []).append(row.seq)
+            before = row
+    except sqlite3.DatabaseError as exc:
+        found.report.problems.append(Problem(None, None, f"reading stopped: {exc}"))
+    finally:
+        con.close()
+    for cut in found.cut.values():
+        if cut not in found.report.problems:
+            found.report.problems.append(cut)
+    return found
+
+
+def _unsound(row: Row, before: Row | None, hashed: bool, *, starts: bool) -> str | None:
+    """Why ``row`` cannot be trusted (None when it can)."""
+    if starts and row.type != "GameStarted":
+        return "its game's start is missing or damaged"
+    if not hashed:
+        return None
+    if not row.sealed():
+        return f"{row.type}: its bytes do not match its checksum"
+    if not starts and (before is None or before.seq != row.seq - 1 or row.prev != before.hash):
+        return "the event before it is missing or damaged"
+    return None
+
+
+def _with_map(started: ev.GameStarted) -> ev.GameStarted:
+    """The start with its map's content (a journal from before maps were stored)."""
+    body = inline_map("GameStarted", started.to_dict())
+    text = body.get("map_text")
+    return replace(started, map_text=text) if text else started
+
+
+@click.group(name="journal")
+def command() -> None:
+    """Check a journal for damage, or copy its sound events into a new one."""
+
+
+@command.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def check(path: Path) -> None:
+    """List what is wrong with the journal at PATH, by game and event (read-only)."""
+    try:
+        found = salvage(path)
+    except JournalError as exc:
+        click.echo(f"companion journal check: {exc}", err=True)
+        raise SystemExit(2) from None
+    click.echo(found.report.summary())
+    raise SystemExit(1 if found.report.status == "damaged" else 0)
+
+
+@command.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The new journal (must not exist yet).",
+)
+def repair(path: Path, output: Path) -> None:
+    """Copy every sound event of the journal at PATH into a new journal OUTPUT."""
+    from companion.journal import Journal
+
+    if output.exists() or output.resolve() == path.resolve():
+        raise click.ClickException(f"{output} exists: give the name of a new file")
+    try:
+        found = salvage(path)
+    except JournalError as exc:
+        click.echo(f"companion journal repair: {exc}", err=True)
+        raise SystemExit(2) from None
+    try:
+        with Journal(output) as new:
+            for game in sorted(found.kept):
+                for event in found.kept[game]:
+                    new.append(event, at=event.at)
+    except JournalError as exc:
+        raise click.ClickException(f"cannot write {output}: {exc}") from None
+    for line in _repair_lines(found, output):
+        click.echo(line)
+
+
+def _repair_lines(found: Salvage, output: Path) -> list[str]:
+    kept = sum(len(v) for v in found.kept.values())
+    total = sum(found.total.values())
+    lines = [
+        f"companion journal repair: {kept} of {total} stored events copied into {output} "
+        f"({len(found.kept)} games); {found.report.path} was not changed"
+    ]
+    for game in sorted(found.total):
+        have = len(found.kept.get(game, []))
+        dropped = found.total[game] - have
+        if dropped:
+            why = found.cut[game].words() if game in found.cut else "unsound"
+            lines.append(f"  game {game}: kept {have} events, dropped {dropped} (from {why})")
+    for problem in found.report.problems:
+        if problem.game is None:
+            lines.append(f"  not recoverable: {problem.words()}")
+    return lines
