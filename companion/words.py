@@ -14,7 +14,7 @@ from typing import Any
 
 from companion import events as ev
 
-__all__ = ["Context", "clock_faces", "words", "words_of_dict"]
+__all__ = ["Context", "clock_faces", "result_words", "words", "words_of_dict"]
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,48 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 _MARKS = {"dead": "dead", "alive": "alive again", "nml": "no-man's-land"}
 
 
-def _result(text: str) -> str:
-    """A result as people say it: SGF writes a tie or a draw as "0" (or "Draw")."""
-    return "a tie" if text in ("0", "Draw", "draw") else text
+def _result(text: str, context: Context | None = None) -> str:
+    """A result as people say it (:func:`result_words`)."""
+    return result_words(text, (context or Context()).players)
+
+
+#: Colour names of the SGF-style result letters (B+, W+, R+ ...), for players with no name.
+_COLOURS = ("Black", "White", "Red", "Green", "Yellow", "Cyan", "Magenta", "Orange")
+_LETTERS = "BWRGYCMO"
+#: Margins that are not points.
+_HOW = {"R": "by resignation", "T": "on time", "F": "by forfeit", "0": "on the tie-break"}
+
+
+def result_words(text: str, players: Sequence[str] = ()) -> str:
+    """``B+3.5`` -> "Ann wins by 3.5 points", ``W+R`` -> "Bob wins by resignation", ``R+0``
+    -> "Cy wins on the tie-break" (GoBeyond: of two tied, the later player wins), ``0`` -> "a
+    tie", ``1-0`` -> "White wins"; a text it does not know is given back as it is."""
+    text = str(text).strip()
+    if text in ("0", "Draw", "draw", "Jigo"):
+        return "a tie"
+    if text in ("1/2-1/2", "½-½"):
+        return "a draw"
+
+    def name(p: int) -> str:
+        if 0 <= p < len(players) and str(players[p]):
+            return str(players[p])
+        return _COLOURS[p] if 0 <= p < len(_COLOURS) else f"player {p + 1}"
+
+    if text in ("1-0", "0-1"):
+        return f"{name(0 if text == '1-0' else 1)} wins"
+    letter, plus, margin = text.partition("+")
+    if not plus or len(letter) != 1 or letter.upper() not in _LETTERS:
+        return text
+    who = name(_LETTERS.index(letter.upper()))
+    if not margin:
+        return f"{who} wins"
+    if margin.upper() in _HOW:
+        return f"{who} wins {_HOW[margin.upper()]}"
+    try:
+        points = float(margin)
+    except ValueError:
+        return text
+    return f"{who} wins by {points:g} point{'' if points == 1 else 's'}"
 
 
 def words(event: ev.Event, context: Context | None = None) -> str:
@@ -84,7 +123,9 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         which = f"game {c.game_id}" if c.game_id else "a new game"
         return f"{which} started: {event.rules} on {event.topology}{clock}"
     if isinstance(event, ev.GameEnded):
-        return f"game over: {_result(event.result)} ({event.method})"
+        said = _result(event.result, c)
+        implied = event.method in ("resignation", "resign", "time") and "wins " in said
+        return f"game over: {said}" + ("" if implied else f" ({event.method})")
     if isinstance(event, ev.MovePlayed):
         taken = f", capturing {c.spots(event.captured)}" if event.captured else ""
         return f"{c.player(event.player)} played {c.spot(event.spot)}{taken}"
@@ -135,7 +176,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
-        return f"counted by {event.method}: {_result(event.result)}"
+        return f"counted by {event.method}: {_result(event.result, c)}"
     return _split(event.type)
 
 
