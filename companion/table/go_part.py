@@ -431,6 +431,7 @@ class GoPart(GamePart):
             out["alerts"] = [HELD_ALERT, *out.get("alerts", [])]
         if full and state.started is not None:
             out["topology"] = board_drawing(game, state.started.topology)
+        out["can_skip"] = bool(getattr(game, "voluntary_skip", False))
         s = state.suggested
         out["suggested"] = (
             None

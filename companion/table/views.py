@@ -19,8 +19,10 @@ from companion.games.beyond_chess import piece_letter as _piece_letter
 from companion.games.beyond_chess_notation import parse_turn, position_text, turn_text
 from companion.games.clock import GameClock
 from companion.games.go import LETTERS, GoGame, Move
+from companion.games.scoring import regions
 from companion.table.chess_state import ChessTableState, player_of
 from companion.table.state import TableState
+from companion.words import result_words
 
 
 class PlayerClock(TypedDict):
@@ -73,6 +75,8 @@ class ScoreView(TypedDict):
     method: str
     detail: list[dict[str, float]]
     text: str
+    #: ``text`` as people say it ("Ann wins by 3.5 points").
+    words: str
 
 
 class TopologyView(TypedDict):
@@ -109,8 +113,13 @@ class GoView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
+    #: ``result`` as people say it ("Ann wins by resignation").
+    result_text: str | None
     paused: bool
     dead: list[int]
+    #: Once counted (cleanup, or scored): the owner of each point (-1 none), dead stones
+    #: included, so the final board shows the territory, not only the dead stones.
+    territory: list[int] | None
     no_mans_land: list[int]
     score: ScoreView | None
     points_history: list[tuple[int, ...]]
@@ -166,6 +175,7 @@ class ChessView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
+    result_text: str | None
     paused: bool
     clock: ClockView | None
     alerts: list[str]
@@ -287,9 +297,11 @@ def go_notices(state: TableState) -> list[str]:
 
 
 def _go_score(state: TableState) -> ScoreView | None:
+    names = state.started.players if state.started is not None else ()
     if state.scored is not None:
         s = state.scored
         return {
+            "words": result_words(s.result, names),
             "final": True,
             "points": list(s.points),
             "winner": s.winner,
@@ -302,6 +314,7 @@ def _go_score(state: TableState) -> ScoreView | None:
     if provisional is None:
         return None
     return {
+        "words": result_words(provisional.text(), names),
         "final": False,
         "points": [float(p) for p in provisional.points],
         "winner": provisional.winner,
@@ -310,6 +323,21 @@ def _go_score(state: TableState) -> ScoreView | None:
         "detail": [{k: float(v) for k, v in d.items()} for d in provisional.detail],
         "text": provisional.text(),
     }
+
+
+def _territory(state: TableState) -> list[int] | None:
+    """Who owns each point of a counted board (see :class:`GoView`), else None."""
+    game = state.game
+    if game is None or (state.phase != "cleanup" and state.scored is None):
+        return None
+    dead = frozenset(state.scored.dead if state.scored else state.dead)
+    nml = frozenset(state.scored.no_mans_land if state.scored else state.no_mans_land)
+    owners = [-1] * len(game.board)
+    for region in regions(game.topology, game.board, dead=dead, no_mans_land=nml):
+        if region.owner is not None:
+            for spot in region.spots:
+                owners[spot] = region.owner
+    return owners
 
 
 def go_view(
@@ -367,8 +395,12 @@ def go_view(
             "over": game.over or state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
+            "result_text": result_words(state.ended.result, started.players)
+            if state.ended
+            else None,
             "paused": state.paused,
             "dead": sorted(state.dead),
+            "territory": _territory(state),
             "no_mans_land": sorted(state.no_mans_land),
             "score": _go_score(state),
             "points_history": list(state.points_history) if counted else [],
@@ -506,6 +538,9 @@ def chess_view(
             "over": state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
+            "result_text": result_words(state.ended.result, started.players)
+            if state.ended
+            else None,
             "paused": state.paused,
             "clock": clock,
             "alerts": chess_alerts(state),
