@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,8 @@ class Served:
             return list(j.events(j.current_game))
 
 
-def served(tmp_path: Path, rules: str) -> Iterator[Served]:
+@contextmanager
+def serving(tmp_path: Path, rules: str) -> Iterator[Served]:
     s = Served(tmp_path / "j.sqlite", rules)
     try:
         yield s
@@ -152,10 +154,11 @@ def test_every_kind_plays_on_the_page_at_both_sizes(
     browser: Any, tmp_path: Path, rules: str
 ) -> None:
     chess = rules == CHESS
-    for s in served(tmp_path, rules):
+    with serving(tmp_path, rules) as s:
         # A spectator (no PIN) watches the demo: at least three moves appear, no controls.
         context, page, errors = open_page(browser, s.url, "desktop", login=False)
-        assert until(lambda: moves_shown(page, chess) >= 3), page.inner_text("main")
+        watching = page
+        assert until(lambda: moves_shown(watching, chess) >= 3), page.inner_text("main")
         for action in ("pass", "undo", "resign", "pause", "clock", "draw", "skip"):
             assert not page.locator(f"#controls [data-action={action}]").is_visible(), action
         context.close()

@@ -19,13 +19,16 @@ from companion.table.fold import steps
 from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
 from companion.web.context import refuse, web
+from companion.words import result_words
 
 bp = Blueprint("archive", __name__)
 
 
 @bp.get("/archive")
 def archive_page() -> str:
-    return render_template("archive.html", page="archive", games=web().table.journal.games())
+    return render_template(
+        "archive.html", page="archive", games=web().table.journal.games(), said=result_words
+    )
 
 
 @bp.get("/archive/<int:game_id>")

@@ -45,7 +45,7 @@ import { liveStream, showStatus } from "./live.js";
       return `<tr><th>${escapeHtml(name(p))}</th><td class="num">${pts}</td><td class="how">${how}</td></tr>`;
     });
     const said = escapeHtml(s.words || s.text);
-    const head = s.final ? `Result: <strong>${said}</strong>` : `If counted now: <strong>${said}</strong>`;
+    const head = s.final ? `Result: <strong>${said}</strong>` : `If the game ended now: <strong>${said}</strong>`;
     box.innerHTML = `<div class="result">${head}</div><table class="count"><caption>counted by ${s.method}</caption>${rows.join("")}</table>`;
   }
 
