@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fuzz_support import check, fuzz
+
+from tests.support.fuzz_support import check, fuzz
 
 FORMATS = (
     "map",

@@ -1,0 +1,1 @@
+"""Tests for companion (package marker so test modules have unique names)."""
