@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,22 +21,18 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
-]
-playwright = pytest.importorskip("playwright.sync_api")
+from companion import events as ev
+from companion.games.beyond_chess import cell_name
+from companion.games.beyond_chess_notation import turn_text
+from companion.journal import Journal
+from companion.runtime import ObservationLoop
+from companion.runtime.inputs import InputOptions
+from companion.runtime.registry import open_input
+from companion.table.session import TableSession
+from companion.web.app import create_app
+from tests.support.serving import served_app
 
-from companion import events as ev  # noqa: E402
-from companion.games.beyond_chess import cell_name  # noqa: E402
-from companion.games.beyond_chess_notation import turn_text  # noqa: E402
-from companion.journal import Journal  # noqa: E402
-from companion.runtime import ObservationLoop  # noqa: E402
-from companion.runtime.inputs import InputOptions  # noqa: E402
-from companion.runtime.registry import open_input  # noqa: E402
-from companion.table.session import TableSession  # noqa: E402
-from companion.web.app import create_app  # noqa: E402
+pytestmark = pytest.mark.browser
 
 PIN = "864200"
 SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
@@ -48,41 +43,15 @@ KINDS = ("club", "chinese", "japanese", "fridge", "first-capture", "stacked", "g
 CHESS = "beyond-chess"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
-        yield b
-        b.close()
-
-
 class Served:
-    """A table playing the demo of ``rules`` through the loop, served on a free port."""
+    """A table playing the demo of ``rules`` through the loop (served by :func:`serving`)."""
 
     def __init__(self, path: Path, rules: str) -> None:
-        from waitress.server import create_server
-
         self.path = path
         self.table = TableSession(Journal(path), suggest=False)
         options = InputOptions(rules=rules, delay=0.25, rest=60.0)
         self.loop = ObservationLoop(self.table, open_input("demo", options))
-        self.loop.start()
-        self.server = create_server(
-            create_app(self.table, pin=PIN), host="127.0.0.1", port=0, threads=8
-        )
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.effective_port}"
-
-    def close(self) -> None:
-        self.loop.stop()
-        self.table.close()
-        self.server.close()
-        self.thread.join(5)
-        self.table.journal.close()
+        self.url = ""
 
     def journaled(self) -> list[ev.Event]:
         """The game's events as the journal file holds them (read afresh from disk)."""
@@ -93,10 +62,16 @@ class Served:
 @contextmanager
 def serving(tmp_path: Path, rules: str) -> Iterator[Served]:
     s = Served(tmp_path / "j.sqlite", rules)
+    s.loop.start()
     try:
-        yield s
+        with served_app(create_app(s.table, pin=PIN)) as url:
+            s.url = url
+            yield s
+            s.loop.stop()
+            s.table.close()
     finally:
-        s.close()
+        s.loop.stop()
+        s.table.journal.close()
 
 
 def until(test: Callable[[], bool], seconds: float = 30.0) -> bool:
