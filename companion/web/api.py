@@ -76,7 +76,7 @@ def control(action: str) -> Response:
     except JournalError as exc:
         return refuse(500, f"the journal could not store this: {exc}")
     except KeyError as exc:
-        return refuse(400, f"{_CONTROL_NAMES.get(action, action)} needs {exc.args[0]!s}")
+        return refuse(400, f"{_CONTROL_NAMES.get(action, action)} needs a {exc.args[0]!s}")
     except (CompanionError, ValueError, TypeError) as exc:
         return refuse(400, _plain(str(exc)))
     return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})
@@ -89,5 +89,5 @@ _CONTROL_NAMES = {"new_game": "New game", "agree": "Agree", "mark": "Marking", "
 def _plain(text: str) -> str:
     """A refusal as a sentence: Python's own words for a bad number become plain ones."""
     if "invalid literal" in text or "argument must be" in text:
-        return "a number was expected"
+        text = "a number was expected"
     return text[:1].upper() + text[1:] if text else "that is not possible now"
