@@ -115,6 +115,8 @@ def check_fits(page: Any, viewport: str) -> None:
         box = page.locator(what).bounding_box()
         assert box is not None, what
         assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (what, box)
+        if viewport == "desktop":  # all of it in sight at once, without scrolling
+            assert box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORTS[viewport][1], (what, box)
     faces = page.evaluate(
         "() => [...document.querySelectorAll('#clocks .face, #clocks .digits')]"
         ".map((e) => [e.getBoundingClientRect().right, e.scrollWidth - e.clientWidth])"

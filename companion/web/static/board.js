@@ -45,9 +45,23 @@ function starPoints(size) {
   return [];
 }
 
+function stackVertically(topo) {
+  const [layers, height, width] = topo.shape, plane = height * width;
+  if (layers < 2) return topo;
+  const dx = topo.xy[plane][0] - topo.xy[0][0], gap = height + 1.5;
+  const xy = topo.xy.map(([x, y], i) => {
+    const l = Math.floor(i / plane);
+    return [x - l * dx, y + l * gap];
+  });
+  return { ...topo, xy };
+}
+
 export class BoardView {
   constructor(svg, topo, onTap) {
-    this.svg = svg; this.topo = topo; this.onTap = onTap; this.colours = COLOURS;
+    this.svg = svg; this.onTap = onTap; this.colours = COLOURS;
+    // On a narrow screen the layers of a stacked board go one above the other (twice the size).
+    if (topo.kind === "stacked" && topo.shape && window.innerWidth < 700) topo = stackVertically(topo);
+    this.topo = topo;
     const xy = topo.xy, links = topo.links;
     const lens = links.map(([a, b]) => Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]))
       .filter((d, i) => topo.layers[links[i][0]] === topo.layers[links[i][1]] || topo.kind === "map")
