@@ -432,6 +432,8 @@ class GoPart(GamePart):
         if full and state.started is not None:
             out["topology"] = board_drawing(game, state.started.topology)
         out["can_skip"] = bool(getattr(game, "voluntary_skip", False))
+        # First Capture is won by a capture and never counted: no Cleanup, no estimate.
+        out["can_count"] = not getattr(game, "first_capture_wins", False)
         s = state.suggested
         out["suggested"] = (
             None

@@ -143,6 +143,11 @@ def test_every_kind_plays_on_the_page_at_both_sizes(
         for viewport in VIEWPORTS:
             context, page, errors = open_page(browser, s.url, viewport, login=True)
             page.wait_for_selector("#controls [data-action=resign]", state="visible")
+            if not chess:  # Skip only under GoBeyond; no count (Cleanup) in First Capture
+                skip = page.locator("#controls [data-action=skip]").is_visible()
+                assert skip == (rules == "gobeyond")
+                counted = page.locator("#controls [data-action=cleanup]").is_visible()
+                assert counted == (rules != "first-capture")
             if not chess:
                 page.wait_for_selector("circle.stone", timeout=5000)
             check_fits(page, viewport)
