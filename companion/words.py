@@ -136,7 +136,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.Passed):
         return f"{c.player(event.player)} passed"
     if isinstance(event, ev.Skipped):
-        return f"{c.player(event.player)} lost the turn to the clock"
+        return f"{c.player(event.player)} skipped a turn"
     if isinstance(event, ev.Resigned):
         return f"{c.player(event.player)} resigned"
     if isinstance(event, ev.Undone):

@@ -81,7 +81,8 @@ def test_passed() -> None:
 
 
 def test_skipped() -> None:
-    assert words(ev.Skipped(player=1), CTX) == "Bob lost the turn to the clock"
+    # one event for both: a skip chosen (GoBeyond's Skip) and a turn limit run out
+    assert words(ev.Skipped(player=1), CTX) == "Bob skipped a turn"
 
 
 def test_resigned() -> None:

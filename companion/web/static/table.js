@@ -104,7 +104,7 @@ import { liveStream, showStatus } from "./live.js";
     if (view) view.update(state);
     const last = state.last_move;
     let lastText = "";
-    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "lost the turn to the clock" : "resigned"}`;
+    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "skipped a turn" : "resigned"}`;
     const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
     let turn;
     if (state.result) turn = `Game over: ${escapeHtml(state.result_text || state.result)}`;
