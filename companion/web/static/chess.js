@@ -139,6 +139,8 @@ import { liveStream, showStatus } from "./live.js";
     show($("pause-btn"), authed && play && !!state.time_control);
     show($("new-game"), authed);
     show($("enter"), authed && play);
+    show($("downloads"), !play && state.phase !== "none");
+    if (!play && state.game_id) $("dl-record").href = `/archive/${state.game_id}.txt`;
     if (!play || !authed) { picked = []; hint(""); }
   }
 
