@@ -73,7 +73,8 @@ export class BoardView {
       && Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]) > u * 2.2);
     const pad = topo.kind === "map" ? u * (wraps.length ? 1.5 : 0.8) : u * 1.2;
     this.minX = Math.min(...xs) - pad; this.minY = Math.min(...ys) - pad * (topo.kind === "stacked" ? 1.6 : 1);
-    const w = Math.max(...xs) + pad - this.minX, h = Math.max(...ys) + pad - this.minY;
+    const far = topo.kind === "map" ? pad : u * 0.6;  // grids: coordinates on the top and left only
+    const w = Math.max(...xs) + far - this.minX, h = Math.max(...ys) + far - this.minY;
     svg.setAttribute("viewBox", `${this.minX} ${this.minY} ${w} ${h}`);
     svg.innerHTML = "";
     const bg = this.el("rect", { x: this.minX, y: this.minY, width: w, height: h, class: "wood" });
