@@ -369,6 +369,8 @@ class Tracker:
             for spot, colour in enumerate(last[2]):
                 if colour != EMPTY and board[spot] == EMPTY:
                     self._taken_back[spot] = colour
+        if last is not None and last[3] != id(game):
+            self._by_hand.clear()  # another game: its stones entered by hand are not asked for
         if last is not None and last[3] == id(game) and n > last[0]:
             for move in game.moves[last[0] : n]:  # played since: by this tracker, or by hand
                 sent = (move.player, move.spot) in self._sent
