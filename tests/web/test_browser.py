@@ -253,6 +253,13 @@ def test_gobeyond_colours_follow_names_and_maps_show_names_and_wraps(
     assert len(labels) == 2 * 18 and sorted(set(labels), key=int) == [str(i) for i in range(1, 19)]
     assert all(labels.count(x) == 2 for x in set(labels))  # each wrap link: the same number twice
     page.screenshot(path=str(SHOTS / "torus-red-green-blue.png"))
+    # cube-4 is a 4x4x4 solid drawn slice by slice: its links between slices are shadows,
+    # not wrap stubs (a stone in slice 1 shades the same point in slices 0 and 2)
+    table.start_game("gobeyond", "cube-4", players=("Red", "Green", "Blue"))
+    table.apply(it.PlayIntent(table.state.game.parse_spot("1,1,1"), 0))
+    page.wait_for_selector("circle.stone", timeout=5000)
+    assert page.locator("text.wrap-label").count() == 0
+    assert page.locator("circle.shadow").count() == 2
 
 
 def test_on_a_phone_the_badge_leaves_the_letters_and_the_archive_fits(

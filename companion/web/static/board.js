@@ -69,9 +69,23 @@ export class BoardView {
     this.unit = lens.length ? lens[Math.floor(lens.length / 2)] : 1;
     const u = this.unit;
     const xs = xy.map((p) => p[0]), ys = xy.map((p) => p[1]);
-    const wraps = links.filter(([a, b]) => !(topo.kind === "stacked" && topo.layers[a] !== topo.layers[b])
-      && Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]) > u * 2.2);
-    const pad = topo.kind === "map" ? u * (wraps.length ? 1.5 : 0.8) : u * 1.2;
+    // Long links on a map: wrap-arounds (torus, cube surface), drawn as numbered stubs; or, when
+    // one shift in the drawing links a good share of the spots, the links between the layers of
+    // a solid drawn slice by slice (each stone casts a shadow on its partners, as on 2x9x9).
+    const long = links.filter(([a, b]) => !(topo.kind === "stacked" && topo.layers[a] !== topo.layers[b])
+      && Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]) > u * 3.2);
+    const shift = ([a, b]) => `${Math.round((xy[b][0] - xy[a][0]) * 4)},${Math.round((xy[b][1] - xy[a][1]) * 4)}`;
+    const counts = {};
+    long.forEach((l) => { counts[shift(l)] = (counts[shift(l)] || 0) + 1; });
+    const layered = (l) => counts[shift(l)] >= xy.length / 5;
+    const wraps = long.filter((l) => !layered(l));
+    this.partners = xy.map(() => []);
+    for (const [a, b] of links) {
+      if (topo.kind === "stacked" && topo.layers[a] !== topo.layers[b]) { this.partners[a].push(b); this.partners[b].push(a); }
+    }
+    long.filter(layered).forEach(([a, b]) => { this.partners[a].push(b); this.partners[b].push(a); });
+    const skip = new Set(long.filter(layered).map(([a, b]) => `${a},${b}`));
+    const pad = topo.kind === "map" ? u * (wraps.length ? 1.5 : 1.0) : u * 1.2;
     this.minX = Math.min(...xs) - pad; this.minY = Math.min(...ys) - pad * (topo.kind === "stacked" ? 1.6 : 1);
     const far = topo.kind === "map" ? pad : u * 0.6;  // grids: coordinates on the top and left only
     const w = Math.max(...xs) + far - this.minX, h = Math.max(...ys) + far - this.minY;
@@ -85,9 +99,12 @@ export class BoardView {
       const cross = topo.kind === "stacked" && topo.layers[a] !== topo.layers[b];
       if (cross) continue; // vertical links: shown by each stone's shadow on the other layer
       const d = Math.hypot(xy[a][0] - xy[b][0], xy[a][1] - xy[b][1]);
-      if (d > u * 2.2) continue; // a wrap-around link (torus, cube): drawn as stubs below
+      if (d > u * 3.2 || skip.has(`${a},${b}`)) continue; // wraps: stubs below; layers: shadows
       near[a].push(b); near[b].push(a);
-      lines.appendChild(this.el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1] }));
+      // a link across the gap between two faces of a map's net: dashed
+      const attrs = { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1] };
+      if (d > u * 2.2) attrs.class = "bridge";
+      lines.appendChild(this.el("line", attrs));
     }
     svg.appendChild(lines);
     if (topo.shape) this.decorate(lines);
@@ -113,19 +130,17 @@ export class BoardView {
   // number at both ends: a stone's liberty across the edge is the spot with the same number.
   drawWraps(g, wraps, near) {
     const xy = this.topo.xy, u = this.unit;
+    const used = xy.map(() => []);
+    const dirs = [[1, 0], [-1, 0], [0, 1], [0, -1]].concat([[1, 1], [1, -1], [-1, 1], [-1, -1]].map(([p, q]) => [p * Math.SQRT1_2, q * Math.SQRT1_2]));
     const stub = (a, b, label) => {
-      let dx = xy[a][0] - xy[b][0], dy = xy[a][1] - xy[b][1];
-      let len = Math.hypot(dx, dy) || 1; dx /= len; dy /= len;
-      // a neighbour drawn that way: point away from the drawn neighbours instead
-      const blocked = near[a].some((n) => {
-        const nx = xy[n][0] - xy[a][0], ny = xy[n][1] - xy[a][1];
-        return (nx * dx + ny * dy) / (Math.hypot(nx, ny) || 1) > 0.7;
-      });
-      if (blocked) {
-        dx = 0; dy = 0;
-        for (const n of near[a]) { dx += xy[a][0] - xy[n][0]; dy += xy[a][1] - xy[n][1]; }
-        len = Math.hypot(dx, dy) || 1; dx /= len; dy /= len;
-      }
+      // Off the board: a compass direction with no drawn neighbour and no other stub of this
+      // spot near it, the nearest to the way the link would go.
+      const wx = xy[a][0] - xy[b][0], wy = xy[a][1] - xy[b][1];
+      const taken = [...near[a].map((n) => [xy[n][0] - xy[a][0], xy[n][1] - xy[a][1]]), ...used[a]];
+      const free = dirs.filter(([p, q]) => taken.every(([tx, ty]) => (p * tx + q * ty) / (Math.hypot(tx, ty) || 1) < 0.7));
+      const pool = free.length ? free : dirs;
+      const [dx, dy] = pool.reduce((best, d) => (d[0] * wx + d[1] * wy > best[0] * wx + best[1] * wy ? d : best), pool[0]);
+      used[a].push([dx, dy]);
       const [x, y] = xy[a], x2 = x + dx * u * 0.5, y2 = y + dy * u * 0.5;
       g.appendChild(this.el("line", { x1: x, y1: y, x2, y2, class: "wrap" }));
       const t = this.el("text", { x: x + dx * u * 0.85, y: y + dy * u * 0.85 + u * 0.1, class: "wrap-label" });
@@ -181,18 +196,13 @@ export class BoardView {
     const colours = this.colours;
     const dead = new Set(s.dead || []), nml = new Set(s.no_mans_land || []);
     const parts = [];
-    if (this.topo.kind === "stacked") {
-      // Each stone's vertical neighbours (same point, other layer) get a faint shadow.
-      const plane = this.topo.shape[1] * this.topo.shape[2];
-      board.forEach((p, i) => {
-        if (p < 0) return;
-        for (const j of [i - plane, i + plane]) {
-          if (j < 0 || j >= board.length || Math.floor(j / plane) === Math.floor(i / plane)) continue;
-          if (Math.abs(Math.floor(j / plane) - Math.floor(i / plane)) !== 1) continue;
-          parts.push(`<circle class="shadow p${p}" cx="${xy[j][0]}" cy="${xy[j][1]}" r="${u * 0.2}"/>`);
-        }
-      });
-    }
+    // Each stone's neighbours on another layer (same point) get a faint shadow.
+    board.forEach((p, i) => {
+      if (p < 0) return;
+      for (const j of this.partners[i] || []) {
+        parts.push(`<circle class="shadow p${p}" cx="${xy[j][0]}" cy="${xy[j][1]}" r="${u * 0.2}" fill="${colours[p] || COLOURS[p]}"/>`);
+      }
+    });
     board.forEach((p, i) => {
       if (p < 0) return;
       const fill = colours[p] || COLOURS[p];

@@ -108,7 +108,7 @@ import { liveStream, showStatus } from "./live.js";
     const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
     let turn;
     if (state.result) turn = `Game over: ${escapeHtml(state.result_text || state.result)}`;
-    else if (state.phase === "cleanup") turn = "Game over: cleanup";
+    else if (state.phase === "cleanup") turn = "Game over: counting";
     else turn = `${dot(state.to_move)}${escapeHtml(name(state.to_move))} to move`;
     $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
