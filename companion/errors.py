@@ -114,6 +114,11 @@ class PositionError(CompanionError, ValueError):
     """A Beyond Chess position, position text or setup file that cannot be a game (says why)."""
 
 
+class PhotoScoreError(CompanionError, ValueError):
+    """A board read from a photo that cannot be counted yet (a point unread, a chain with no
+    liberty, rules that do not count a square board): the message says what to fix."""
+
+
 class HubError(CompanionError, ValueError):
     """A hub topic, message or publishing setting that cannot be used (the message says which).
 

@@ -265,7 +265,8 @@ class PlayerAgreed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Scored(Event):
-    """The counted result with how it was made (``detail``: one mapping per player)."""
+    """The counted result with how it was made (``detail``: one mapping per player;
+    ``closed``/``closed_by``: the boundary points counted as closed by their owner)."""
 
     points: tuple[float, ...]
     winner: int | None
@@ -275,6 +276,8 @@ class Scored(Event):
     result: str = ""
     dead: tuple[int, ...] = ()
     no_mans_land: tuple[int, ...] = ()
+    closed: tuple[int, ...] = ()
+    closed_by: tuple[int, ...] = ()
 
 
 # --- Beyond Chess (companion.table.chess_session) ---------------------------------------------
@@ -310,7 +313,10 @@ class PromotionAsked(Event):
 class CleanupSuggested(Event):
     """The estimate's suggestion, journaled when cleanup begins and before any player marks:
     it pre-sets ``dead`` (whole chains) and ``no_mans_land`` (dame) as the cleanup marks and
-    names the stones it is ``unsure`` about; ``result`` is what it would count. The players'
+    names the stones it is ``unsure`` about; ``result`` is what it would count. The open border
+    points are named: ``fill``, the dame among ``no_mans_land`` that lie on a border, and
+    ``boundary`` with ``boundary_owners``, the border points each owner should close (the
+    count treats them as closed, unless the players mark one no-man's-land). The players'
     own changes follow as CleanupMarked events, so the record tells the suggestion from them.
     Nothing is scored until every player agrees."""
 
@@ -319,3 +325,6 @@ class CleanupSuggested(Event):
     unsure: tuple[int, ...] = ()
     result: str = ""
     playouts: int = 0
+    fill: tuple[int, ...] = ()
+    boundary: tuple[int, ...] = ()
+    boundary_owners: tuple[int, ...] = ()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion import events as ev
+from companion.games.scoring import result_words as record_words
 
 __all__ = ["Context", "clock_faces", "result_words", "words", "words_of_dict"]
 
@@ -70,9 +71,9 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 _MARKS = {"dead": "dead", "alive": "alive again", "nml": "no-man's-land"}
 
 
-def _result(text: str, context: Context | None = None) -> str:
+def _result(text: str, context: Context | None = None, method: str | None = None) -> str:
     """A result as people say it (:func:`result_words`)."""
-    return result_words(text, (context or Context()).players)
+    return result_words(text, (context or Context()).players, method)
 
 
 #: Colour names of the SGF-style result letters (B+, W+, R+ ...), for players with no name.
@@ -82,15 +83,17 @@ _LETTERS = "BWRGYCMO"
 _HOW = {"R": "by resignation", "T": "on time", "F": "by forfeit", "0": "on the tie-break"}
 
 
-def result_words(text: str, players: Sequence[str] = ()) -> str:
+def result_words(text: str, players: Sequence[str] = (), method: str | None = None) -> str:
     """``B+3.5`` -> "Ann wins by 3.5 points", ``W+R`` -> "Bob wins by resignation", ``R+0``
-    -> "Cy wins on the tie-break" (GoBeyond: of two tied, the later player wins), ``0`` -> "a
-    tie", ``1-0`` -> "White wins"; a text it does not know is given back as it is."""
+    -> "Cy wins on the tie-break" (GoBeyond: of two tied, the later player wins), ``1-0`` ->
+    "White wins"; a tie or a draw as :func:`companion.games.scoring.result_words` reads it
+    ("a tie", "a draw"); a text it does not know is given back as it is."""
     text = str(text).strip()
-    if text in ("0", "Draw", "draw", "Jigo"):
-        return "a tie"
     if text in ("1/2-1/2", "½-½"):
         return "a draw"
+    plain = record_words(text, method)
+    if plain != text or text in ("Jigo", "jigo"):
+        return plain if plain != text else "a tie"
 
     def name(p: int) -> str:
         if 0 <= p < len(players) and str(players[p]):
@@ -123,7 +126,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         which = f"game {c.game_id}" if c.game_id else "a new game"
         return f"{which} started: {event.rules} on {event.topology}{clock}"
     if isinstance(event, ev.GameEnded):
-        said = _result(event.result, c)
+        said = _result(event.result, c, event.method)
         implied = event.method in ("resignation", "resign", "time") and "wins " in said
         return f"game over: {said}" + ("" if implied else f" ({event.method})")
     if isinstance(event, ev.MovePlayed):
@@ -159,9 +162,11 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         return "the game is over: mark the dead stones, then every player agrees"
     if isinstance(event, ev.CleanupSuggested):
         unsure = f", unsure of {_count(len(event.unsure), 'stone')}" if event.unsure else ""
+        fill = f"; dame to fill at {c.spots(event.fill)}" if event.fill else ""
+        close = f"; boundaries to close at {c.spots(event.boundary)}" if event.boundary else ""
         return (
             f"the estimate suggested {len(event.dead)} dead and "
-            f"{len(event.no_mans_land)} dame ({event.result}){unsure}"
+            f"{len(event.no_mans_land)} dame ({event.result}){unsure}{fill}{close}"
         )
     if isinstance(event, ev.CleanupMarked):
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"
@@ -176,7 +181,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
-        return f"counted by {event.method}: {_result(event.result, c)}"
+        return f"counted by {event.method}: {_result(event.result, c, event.method)}"
     return _split(event.type)
 
 

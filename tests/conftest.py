@@ -1,41 +1,32 @@
 """Fixtures shared by the whole suite, and the hook that makes a skip in CI a failure.
 
-Each fixture that needs something outside Python (Debian's chromium, mosquitto, ``../shared``)
-skips when it is missing; ``tests/support/ci_skips.py`` turns such a skip into a failure in CI.
+Each fixture that needs something outside Python (Debian's chromium, mosquitto) skips when it
+is missing (``tests.support.paths.shared_data`` does the same for ``../shared``);
+``tests/support/ci_skips.py`` turns such a skip into a failure in CI.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.browsing import chromium
 from tests.support.ci_skips import pytest_make_collect_report, pytest_runtest_makereport
 from tests.support.clock import HandClock
-from tests.support.paths import SHARED
+from tests.support.serving import served_app
 
 __all__ = ["pytest_make_collect_report", "pytest_runtest_makereport"]
-
-#: Debian's chromium, the browser the Playwright tests drive.
-CHROMIUM = Path("/usr/bin/chromium")
-BROWSER_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-gpu"]
 
 
 @pytest.fixture
 def clock() -> HandClock:
     """Monotonic time moved by hand (``clock.t += 5``)."""
     return HandClock()
-
-
-@pytest.fixture
-def shared() -> Path:
-    """``../shared`` (real photos, games, rule sheets); skips where it is absent (fails in CI)."""
-    if not SHARED.is_dir():
-        pytest.skip(f"the shared data is not at {SHARED}")
-    return SHARED
 
 
 @pytest.fixture
@@ -68,13 +59,8 @@ def broker(tmp_path: Path) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's chromium through Playwright, one per test module."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
@@ -87,3 +73,10 @@ def page(browser: Any) -> Iterator[Any]:
     yield page
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., str]]:
+    """``serve(app)`` serves a Flask app for real and gives its base URL; stopped after the test."""
+    with ExitStack() as stack:
+        yield lambda app, threads=8: stack.enter_context(served_app(app, threads))

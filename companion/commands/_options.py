@@ -91,12 +91,31 @@ still_time_option = click.option(
     help="Seconds the board must stay the same before the tracker judges it "
     "[default: the input's: 0.5 for a camera under serve, else 0.2].",
 )
-handicap_option = click.option(
-    "--handicap",
-    type=click.IntRange(2, 9),
-    default=None,
-    help="Handicap stones (2-9) on the star points of a new game; White moves first.",
-)
+
+
+def handicap_option(f: F) -> F:
+    """``--handicap N`` and ``--placement fixed|free``: a new game's handicap stones."""
+    return _apply(
+        f,
+        [
+            click.option(
+                "--handicap",
+                type=click.IntRange(2, 9),
+                default=None,
+                help="Handicap stones (2-9) of a new game; White moves first after them.",
+            ),
+            click.option(
+                "--placement",
+                type=click.Choice(["fixed", "free"]),
+                default="fixed",
+                show_default=True,
+                help="Where the handicap stones go: the star points of 9x9, 13x13 or 19x19 "
+                "(fixed), or anywhere Black puts them before White's first move (free).",
+            ),
+        ],
+    )
+
+
 fps_option = click.option(
     "--fps",
     type=float,

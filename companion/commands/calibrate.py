@@ -65,8 +65,8 @@ def command(
     Best made from a photo of the empty board in the light you will play in: the look of every
     empty point is then saved, which is what lets white stones on a white board be read.
     """
+    from companion.vision.make_profile import calibrate
     from companion.vision.photoset import load_image
-    from companion.vision.profile import calibrate
 
     seen = None
     if layers is not None:

@@ -117,6 +117,7 @@ def command(
     rules: str,
     time_control: str | None,
     handicap: int | None,
+    placement: str,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -181,6 +182,7 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
         flag_policy=o["on_flag"],
         new_game=o["new_game"],
         handicap=o.get("handicap"),
+        placement=str(o.get("placement") or "fixed"),
     )
     if reason is None and not reader.manages_game:
         _err(f"companion: resumed {table.summary()}")

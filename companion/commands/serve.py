@@ -157,6 +157,7 @@ def command(
     rules: str,
     time_control: str | None,
     handicap: int | None,
+    placement: str,
     board: str | None,
     journal_option: Path | None,
     snapshot_every: float,
@@ -221,6 +222,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
             board=o["board"],
             time_control=o["time_control"],
             handicap=o.get("handicap"),
+            placement=str(o.get("placement") or "fixed"),
         )
     except (CompanionError, ValueError) as exc:
         raise click.ClickException(f"cannot start the game: {exc}") from None

@@ -87,6 +87,7 @@ def command(
     corners: list[list[float]] | None,
     rules: str,
     handicap: int | None,
+    placement: str,
     still_time: float | None,
     fps: float | None,
     infer_passes: bool,
@@ -116,7 +117,7 @@ def command(
             reader.reader = PhotoReader(
                 size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
             )
-        table = GameTable(rules, reader.topology, handicap=handicap)
+        table = GameTable(rules, reader.topology, handicap=handicap, placement=placement)
         loop = ObservationLoop(table, reader)
 
         def said(sample: Sample, intent: Intent) -> None:

@@ -1,7 +1,11 @@
-"""Beyond Chess: chess on 64 loose squares that the players shift every turn.
+"""Beyond Chess: chess on 64 loose squares that the players shift every turn (the position).
 
-The rules are ``shared/rules/beyond-chess.txt``. This module is the pure engine: no I/O, no
-notation beyond cell names (see :mod:`companion.games.beyond_chess_notation`). Squares sit on an
+The rules are ``shared/rules/beyond-chess.txt``. This module is the pure engine's position and
+its turns: no I/O, no notation beyond cell names (see :mod:`companion.games.beyond_chess_notation`).
+It is built in layers, one job each: :mod:`~companion.games.beyond_chess_cells` (cells, pieces,
+turns, touching, armies), :mod:`~companion.games.beyond_chess_moves` (piece moves),
+:mod:`~companion.games.beyond_chess_shifts` (shifts and Gerets); every name they define is
+importable from here too. Squares sit on an
 unbounded integer grid; an empty grid cell is a *rift*. A turn is a piece move then a shift of one
 square, or a *Geret* (a pawn and its square moved together), which is the whole turn.
 
@@ -73,114 +77,92 @@ The grid is bounded only by the cell encoding, +-32000 cells from the start: a g
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import ClassVar, Final, NamedTuple
+from typing import ClassVar, Final
 
 from companion.errors import IllegalTurn, PositionError
-
-Cell = int
-"""A grid cell, encoded as one int (see :func:`cell`); neighbours differ by fixed offsets."""
-
-STRIDE: Final = 1 << 16
-ORIGIN: Final = 1 << 15
-LIMIT: Final = ORIGIN - 64
-
-WHITE: Final = 0
-BLACK: Final = 8
-PAWN: Final = 1
-KNIGHT: Final = 2
-BISHOP: Final = 3
-ROOK: Final = 4
-QUEEN: Final = 5
-KING: Final = 6
-FRESH: Final = 16
-"""Flag on a pawn code: this pawn has never moved, so it may step two cells."""
-
-PIECE_LETTERS: Final = ".pnbrqk"
-PIECE_NAMES: Final = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
-PROMOTIONS: Final = (QUEEN, ROOK, BISHOP, KNIGHT)
-
-_N: Final = STRIDE
-_E: Final = 1
-ORTHO: Final = (_N, -_N, _E, -_E)
-DIAG: Final = (_N + _E, _N - _E, -_N + _E, -_N - _E)
-AROUND: Final = ORTHO + DIAG
-KNIGHT_STEPS: Final = (
-    2 * _N + 1,
-    2 * _N - 1,
-    -2 * _N + 1,
-    -2 * _N - 1,
-    _N + 2,
-    _N - 2,
-    -_N + 2,
-    -_N - 2,
+from companion.games.beyond_chess_cells import (
+    ARMY,
+    AROUND,
+    BISHOP,
+    BLACK,
+    DIAG,
+    EAST,
+    FRESH,
+    KING,
+    KNIGHT,
+    KNIGHT_STEPS,
+    LIMIT,
+    NORTH,
+    ORIGIN,
+    ORTHO,
+    PAWN,
+    PERPENDICULAR,
+    PIECE_LETTERS,
+    PIECE_NAMES,
+    PROMOTIONS,
+    QUEEN,
+    ROOK,
+    STRIDE,
+    WHITE,
+    Cell,
+    Outcome,
+    PieceUndo,
+    Turn,
+    TurnState,
+    cell,
+    cell_name,
+    check_army,
+    colour_name,
+    coords,
+    piece_letter,
 )
-_PERP: Final = {_N: (_E, -_E), -_N: (_E, -_E), _E: (_N, -_N), -_E: (_N, -_N)}
+from companion.games.beyond_chess_shifts import Shifts, TurnTuple
+
+#: The engine and its vocabulary (defined in the layer modules, importable from here).
+__all__ = [
+    "ARMY",
+    "AROUND",
+    "BISHOP",
+    "BLACK",
+    "DIAG",
+    "EAST",
+    "FRESH",
+    "KING",
+    "KNIGHT",
+    "KNIGHT_STEPS",
+    "LIMIT",
+    "NORTH",
+    "ORIGIN",
+    "ORTHO",
+    "PAWN",
+    "PERPENDICULAR",
+    "PIECE_LETTERS",
+    "PIECE_NAMES",
+    "PROMOTIONS",
+    "QUEEN",
+    "ROOK",
+    "STRIDE",
+    "VARIANTS",
+    "WHITE",
+    "BeyondChess",
+    "Cell",
+    "FixedBoardChess",
+    "Outcome",
+    "PieceUndo",
+    "Turn",
+    "TurnState",
+    "cell",
+    "cell_name",
+    "check_army",
+    "colour_name",
+    "coords",
+    "piece_letter",
+    "traditional",
+    "variant",
+]
 
 
-def cell(x: int, y: int) -> Cell:
-    """The cell at column ``x``, row ``y`` (a1 is (0, 0)); raises PositionError past the grid."""
-    if not (-LIMIT <= x <= LIMIT and -LIMIT <= y <= LIMIT):
-        raise PositionError(f"cell ({x}, {y}) is beyond the grid")
-    return (x + ORIGIN) + (y + ORIGIN) * STRIDE
-
-
-def coords(c: Cell) -> tuple[int, int]:
-    """(x, y) of a cell."""
-    y, x = divmod(c, STRIDE)
-    return x - ORIGIN, y - ORIGIN
-
-
-def cell_name(c: Cell) -> str:
-    """``e4`` inside columns a-z and rows 1 and up, else ``[x,y]`` (zero-based, a1 = [0,0])."""
-    x, y = coords(c)
-    if 0 <= x < 26 and y >= 0:
-        return f"{chr(97 + x)}{y + 1}"
-    return f"[{x},{y}]"
-
-
-def piece_letter(piece: int) -> str:
-    """FEN letter of a piece code (upper case for white)."""
-    letter = PIECE_LETTERS[piece & 7]
-    return letter.upper() if piece & BLACK == WHITE else letter
-
-
-def colour_name(colour: int) -> str:
-    return "white" if colour == WHITE else "black"
-
-
-class Turn(NamedTuple):
-    """One turn: a piece move (``frm`` -> ``to``, ``promotion`` a piece type or 0) then
-    ``shift`` = (from cell, to cell) of one square; or, with ``geret``, a pawn and its square
-    moved together from ``frm`` to ``to`` (the whole turn, ``shift`` is None).
-
-    Castling is the king's two-cell move; en passant is the pawn's diagonal move to the skipped
-    cell. ``shift`` is None on the opening turn and on a fixed board.
-    """
-
-    frm: Cell
-    to: Cell
-    promotion: int = 0
-    shift: tuple[Cell, Cell] | None = None
-    geret: bool = False
-
-    @property
-    def piece_move(self) -> Turn:
-        """The piece-move part alone (what a half-made turn looks like); a Geret is itself."""
-        return self if self.geret or self.shift is None else self._replace(shift=None)
-
-
-class Outcome(NamedTuple):
-    """How a game ended: ``result`` "1-0", "0-1" or "1/2-1/2" and a reason in plain words."""
-
-    result: str
-    reason: str
-
-
-_Undo = tuple[Cell, Cell, int, int | None, Cell, Cell]
-_State = tuple[frozenset[Cell], Cell | None, int, int, bool, tuple[Cell, Cell] | None, int, int]
-
-
-class BeyondChess:
+class BeyondChess(Shifts):
     """A Beyond Chess position with its move stack (``push``/``pop`` as in python-chess).
 
     ``pieces`` maps cell -> piece code (``colour | type``, plus :data:`FRESH` for a pawn that
@@ -229,7 +211,7 @@ class BeyondChess:
         self.kings = [0, 0]
         self.counts = [0, 0]
         self.move_stack: list[Turn] = []
-        self._stack: list[tuple[_Undo | None, tuple[Cell, Cell] | None, int, _State]] = []
+        self._stack: list[tuple[PieceUndo | None, tuple[Cell, Cell] | None, int, TurnState]] = []
         self._validate()
 
     def _validate(self) -> None:
@@ -304,354 +286,18 @@ class BeyondChess:
             f"{len(self.sq)} squares, {len(self.board)} pieces, turn {self.fullmove}>"
         )
 
-    # ---- attacks --------------------------------------------------------------------------
-
-    def _attacked(self, target: Cell, by: int) -> bool:
-        """Whether side ``by`` attacks ``target`` (rifts stop sliders, never knights)."""
-        board = self.board
-        sq = self.sq
-        want = by | KNIGHT
-        for d in KNIGHT_STEPS:
-            q = board.get(target + d)
-            if q is not None and q & 15 == want:
-                return True
-        back = target - _N if by == WHITE else target + _N
-        want = by | PAWN
-        for c in (back + 1, back - 1):
-            q = board.get(c)
-            if q is not None and q & 15 == want:
-                return True
-        want = by | KING
-        for d in AROUND:
-            q = board.get(target + d)
-            if q is not None and q & 15 == want:
-                return True
-        queen = by | QUEEN
-        for dirs, slider in ((ORTHO, by | ROOK), (DIAG, by | BISHOP)):
-            for d in dirs:
-                c = target + d
-                while True:
-                    q = board.get(c)
-                    if q is None:
-                        if c not in sq:
-                            break
-                        c += d
-                        continue
-                    if q in (slider, queen):
-                        return True
-                    break
-        return False
-
-    def is_check(self) -> bool:
-        """Whether the side to move is in check."""
-        return self._attacked(self.kings[self.turn >> 3], self.turn ^ BLACK)
-
-    def _pinned(self, king: Cell, us: int) -> set[Cell]:
-        """Cells of ``us`` pieces that shield ``king`` from an enemy slider."""
-        board = self.board
-        sq = self.sq
-        them = us ^ BLACK
-        pinned: set[Cell] = set()
-        queen = them | QUEEN
-        for dirs, slider in ((ORTHO, them | ROOK), (DIAG, them | BISHOP)):
-            for d in dirs:
-                c = king + d
-                shield = -1
-                while True:
-                    q = board.get(c)
-                    if q is None:
-                        if c not in sq:
-                            break
-                    elif shield < 0:
-                        if q & BLACK != us:
-                            break
-                        shield = c
-                    else:
-                        if q in (slider, queen):
-                            pinned.add(shield)
-                        break
-                    c += d
-        return pinned
-
-    # ---- piece moves ------------------------------------------------------------------------
-
-    def _pawn_targets(
-        self, frm: Cell, to: Cell, us: int, out: list[tuple[Cell, Cell, int]]
-    ) -> None:
-        if (to // STRIDE - ORIGIN) == self.promotion_rows[us >> 3]:
-            for pr in PROMOTIONS:
-                out.append((frm, to, pr))
-        else:
-            out.append((frm, to, 0))
-
-    def _pseudo_moves(self) -> list[tuple[Cell, Cell, int]]:
-        """Piece moves by the rules of movement, ignoring checks and castling."""
-        board = self.board
-        sq = self.sq
-        us = self.turn
-        them = us ^ BLACK
-        ep = self.ep
-        out: list[tuple[Cell, Cell, int]] = []
-        append = out.append
-        fwd = _N if us == WHITE else -_N
-        for frm, p in board.items():
-            if p & BLACK != us:
-                continue
-            kind = p & 7
-            if kind == PAWN:
-                to = frm + fwd
-                if to in sq and to not in board:
-                    self._pawn_targets(frm, to, us, out)
-                    to2 = to + fwd
-                    if (
-                        p & FRESH
-                        and to2 in sq
-                        and to2 not in board
-                        and to // STRIDE - ORIGIN != self.promotion_rows[us >> 3]
-                    ):
-                        self._pawn_targets(frm, to2, us, out)
-                for to in (frm + fwd + 1, frm + fwd - 1):
-                    q = board.get(to)
-                    if q is not None:
-                        if q & BLACK == them:
-                            self._pawn_targets(frm, to, us, out)
-                    elif to == ep and to in sq:
-                        victim = board.get(to - fwd)
-                        if victim is not None and victim & 15 == them | PAWN:
-                            append((frm, to, 0))
-            elif kind in (KNIGHT, KING):
-                for d in KNIGHT_STEPS if kind == KNIGHT else AROUND:
-                    to = frm + d
-                    q = board.get(to)
-                    if q is None:
-                        if to in sq:
-                            append((frm, to, 0))
-                    elif q & BLACK == them:
-                        append((frm, to, 0))
-            else:
-                dirs = DIAG if kind == BISHOP else ORTHO if kind == ROOK else AROUND
-                for d in dirs:
-                    to = frm + d
-                    while True:
-                        q = board.get(to)
-                        if q is None:
-                            if to not in sq:
-                                break
-                            append((frm, to, 0))
-                            to += d
-                            continue
-                        if q & BLACK == them:
-                            append((frm, to, 0))
-                        break
-        return out
-
-    def _castles(self) -> list[tuple[Cell, Cell, int]]:
-        """Legal castling moves (the caller knows the king is not in check)."""
-        us = self.turn
-        them = us ^ BLACK
-        king = self.kings[us >> 3]
-        board = self.board
-        sq = self.sq
-        out: list[tuple[Cell, Cell, int]] = []
-        for r in self.castling:
-            rp = board.get(r)
-            if rp is None or rp & 15 != us | ROOK or r // STRIDE != king // STRIDE:
-                continue
-            step = 1 if r > king else -1
-            c = king + step
-            while c != r:
-                if c not in sq or c in board:
-                    break
-                c += step
-            else:
-                if self._attacked(king + step, them) or self._attacked(king + 2 * step, them):
-                    continue
-                move = (king, king + 2 * step, 0)
-                undo = self._move_pieces(*move)
-                safe = not self._attacked(king + 2 * step, them)
-                self._unmove_pieces(undo)
-                if safe:
-                    out.append(move)
-        return out
-
-    def _move_pieces(self, frm: Cell, to: Cell, promo: int) -> _Undo:
-        """Make a piece move on the board only (no rights, clocks or turn)."""
-        board = self.board
-        p = board.pop(frm)
-        us = p & BLACK
-        kind = p & 7
-        captured = board.get(to)
-        cap_cell = to
-        rook = -1
-        if kind == PAWN:
-            if captured is None and to == self.ep and (to - frm) % STRIDE != 0:
-                cap_cell = to - _N if us == WHITE else to + _N
-                captured = board.pop(cap_cell)
-            board[to] = (promo | us) if promo else p & ~FRESH
-        else:
-            board[to] = p
-            if kind == KING:
-                self.kings[us >> 3] = to
-                if to - frm == 2 or to - frm == -2:
-                    step = (to - frm) // 2
-                    rook = to + step
-                    while rook not in board:
-                        rook += step
-                    board[frm + step] = board.pop(rook)
-        if captured is not None:
-            self.counts[captured >> 3 & 1] -= 1
-        return (frm, to, p, captured, cap_cell, rook)
-
-    def _unmove_pieces(self, undo: _Undo) -> None:
-        frm, to, p, captured, cap_cell, rook = undo
-        board = self.board
-        del board[to]
-        board[frm] = p
-        if rook >= 0:
-            board[rook] = board.pop(frm + (to - frm) // 2)
-        if captured is not None:
-            board[cap_cell] = captured
-            self.counts[captured >> 3 & 1] += 1
-        if p & 7 == KING:
-            self.kings[p >> 3 & 1] = frm
-
-    def _legal_piece_moves(self) -> list[tuple[Cell, Cell, int]]:
-        """Piece moves after which the mover's king is not in check (reading 2's first half)."""
-        us = self.turn
-        them = us ^ BLACK
-        king = self.kings[us >> 3]
-        board = self.board
-        ep = self.ep
-        check = self._attacked(king, them)
-        pinned = set() if check else self._pinned(king, us)
-        out: list[tuple[Cell, Cell, int]] = []
-        for m in self._pseudo_moves():
-            frm, to = m[0], m[1]
-            if (
-                not check
-                and frm != king
-                and frm not in pinned
-                and (to != ep or board[frm] & 7 != PAWN)
-            ):
-                out.append(m)
-                continue
-            undo = self._move_pieces(*m)
-            if not self._attacked(self.kings[us >> 3], them):
-                out.append(m)
-            self._unmove_pieces(undo)
-        if not check and self.castling:
-            out.extend(self._castles())
-        return out
-
-    # ---- shifts -----------------------------------------------------------------------------
-
-    def _shift_refusal(self, a: Cell, b: Cell) -> tuple[str, str] | None:
-        """Why the square on ``a`` may not go to ``b`` by the geometry rules (pieces ignored)."""
-        sq = self.sq
-        if a not in sq:
-            return ("shift not allowed", f"there is no square on {cell_name(a)}")
-        d = b - a
-        if d not in _PERP:
-            return ("shift blocked", "a square moves one step up, down, left or right")
-        if b in sq:
-            return ("shift blocked", f"{cell_name(b)} already holds a square")
-        p1, p2 = _PERP[d]
-        if not (a + p1 in sq or a + p2 in sq or b + p1 in sq or b + p2 in sq):
-            return (
-                "shift loses touch",
-                f"the square from {cell_name(a)} would touch none of its former neighbours",
-            )
-        sq.discard(a)
-        sq.add(b)
-        try:
-            for o in AROUND:
-                n = a + o
-                if n in sq and n != b:
-                    for o2 in AROUND:
-                        if n + o2 in sq:
-                            break
-                    else:
-                        return ("orphan", f"the square on {cell_name(n)} would touch no square")
-            if not self._ring_linked(a) and not _linked(sq, a):
-                after = _groups(sq)
-                if len(after) > len(_groups((sq - {b}) | {a})):
-                    cut = min(after, key=len)
-                    return (
-                        "orphan",
-                        f"moving the square from {cell_name(a)} would cut {len(cut)} squares "
-                        f"(with {cell_name(min(cut))}) off from the board",
-                    )
-        finally:
-            sq.discard(b)
-            sq.add(a)
-        return None
-
-    def _ring_linked(self, a: Cell) -> bool:
-        """Whether the squares touching cell ``a`` all link up through each other (then taking
-        ``a`` away cannot split the board: any path through ``a`` goes round it)."""
-        sq = self.sq
-        mask = 0
-        for bit, o in enumerate(AROUND):
-            if a + o in sq:
-                mask |= 1 << bit
-        return _RING_LINKED[mask]
-
-    def _geometric_shifts(self) -> list[tuple[Cell, Cell]]:
-        """Every (from, to) a square may shift by the geometry rules, ignoring pieces."""
-        sq = self.sq
-        out: list[tuple[Cell, Cell]] = []
-        groups_before = 0  # counted once, and only if some shift needs it
-        for a in list(sq):
-            for d in ORTHO:
-                b = a + d
-                if b in sq:
-                    continue
-                p1, p2 = _PERP[d]
-                if not (a + p1 in sq or a + p2 in sq or b + p1 in sq or b + p2 in sq):
-                    continue
-                sq.discard(a)
-                sq.add(b)
-                ok = True
-                for o in AROUND:
-                    n = a + o
-                    if n in sq and n != b:
-                        for o2 in AROUND:
-                            if n + o2 in sq:
-                                break
-                        else:
-                            ok = False
-                            break
-                if ok and not self._ring_linked(a) and not _linked(sq, a):
-                    after = len(_groups(sq))
-                    if not groups_before:
-                        groups_before = len(_groups((sq - {b}) | {a}))
-                    ok = after <= groups_before
-                sq.discard(b)
-                sq.add(a)
-                if ok:
-                    out.append((a, b))
-        return out
-
-    def _exposes(self, b: Cell, king: Cell, them: int) -> bool:
-        """Whether a square arriving on ``b`` (already applied) leaves ``king`` attacked."""
-        dx = b % STRIDE - king % STRIDE
-        dy = b // STRIDE - king // STRIDE
-        if dx == 0 or dy == 0 or dx == dy or dx == -dy:
-            return self._attacked(king, them)
-        return False
-
     # ---- turns --------------------------------------------------------------------------------
 
     def _over_by_rule(self) -> bool:
         return self.shift_run >= 8 or self.bare_turns >= 30
 
-    def _turn_tuples(self) -> list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]]:
+    def _turn_tuples(self) -> list[TurnTuple]:
         if self._over_by_rule():
             return []
         moves = self._legal_piece_moves()
         if not self.shifting or self.first_turn:
             return [(f, t, pr, None, False) for f, t, pr in moves]
-        out: list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]] = []
+        out: list[TurnTuple] = []
         shifts = self._geometric_shifts()
         us = self.turn
         them = us ^ BLACK
@@ -673,39 +319,6 @@ class BeyondChess:
                     out.append((m[0], m[1], m[2], s, False))
             self._unmove_pieces(undo)
         out.extend(self._gerets(set(shifts)))
-        return out
-
-    def _gerets(
-        self, shifts: set[tuple[Cell, Cell]]
-    ) -> list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]]:
-        us = self.turn
-        them = us ^ BLACK
-        board = self.board
-        sq = self.sq
-        fwd = _N if us == WHITE else -_N
-        out: list[tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]] = []
-        pawn = us | PAWN
-        for c, p in list(board.items()):
-            if p & 15 != pawn:
-                continue
-            for d in (fwd, _E, -_E):
-                b = c + d
-                if (c, b) not in shifts:
-                    continue
-                promos: tuple[int, ...] = (0,)
-                if b // STRIDE - ORIGIN == self.promotion_rows[us >> 3]:
-                    promos = PROMOTIONS
-                del board[c]
-                sq.discard(c)
-                sq.add(b)
-                board[b] = p & ~FRESH
-                safe = not self._attacked(self.kings[us >> 3], them)
-                del board[b]
-                sq.discard(b)
-                sq.add(c)
-                board[c] = p
-                if safe:
-                    out.extend((c, b, pr, None, True) for pr in promos)
         return out
 
     def legal_turns(self) -> list[Turn]:
@@ -737,7 +350,7 @@ class BeyondChess:
         sq = self.sq
         us = self.turn
         them = us ^ BLACK
-        state: _State = (
+        state: TurnState = (
             self.castling,
             self.ep,
             self.halfmove,
@@ -748,7 +361,7 @@ class BeyondChess:
             self.bare_turns,
         )
         opponent_bare = self.counts[them >> 3] == 1
-        undo: _Undo | None = None
+        undo: PieceUndo | None = None
         moved = shift
         p = board[frm]
         if geret:
@@ -771,7 +384,7 @@ class BeyondChess:
             undo = self._move_pieces(frm, to, promo)
             if p & 7 == PAWN:
                 self.halfmove = 0
-                self.ep = frm + (to - frm) // 2 if abs(to - frm) == 2 * _N else None
+                self.ep = frm + (to - frm) // 2 if abs(to - frm) == 2 * NORTH else None
             else:
                 self.halfmove = 0 if capture else self.halfmove + 1
                 self.ep = None
@@ -903,11 +516,11 @@ class BeyondChess:
             return IllegalTurn("no shift on first turn", "the game's first turn has no Geret")
         if p & 7 != PAWN:
             return IllegalTurn("bad piece move", "only a pawn may Geret")
-        fwd = _N if self.turn == WHITE else -_N
+        fwd = NORTH if self.turn == WHITE else -NORTH
         d = turn.to - turn.frm
         if d == -fwd:
             return IllegalTurn("geret backward", "a pawn never Gerets backward")
-        if d not in (fwd, _E, -_E):
+        if d not in (fwd, EAST, -EAST):
             return IllegalTurn("bad piece move", "a Geret moves one step forward or sideways")
         why = self._shift_refusal(turn.frm, turn.to)
         if why is not None:
@@ -957,81 +570,6 @@ class FixedBoardChess(BeyondChess):
 VARIANTS: Final[dict[str, type[BeyondChess]]] = {
     cls.name: cls for cls in (BeyondChess, FixedBoardChess)
 }
-
-
-def _ring_table() -> tuple[bool, ...]:
-    """For each subset (bit mask over AROUND) of the eight cells around a cell: whether those
-    cells form one group by touching each other (a flood over at most eight cells, once)."""
-    table = []
-    for mask in range(256):
-        cells = {AROUND[bit] for bit in range(8) if mask >> bit & 1}
-        table.append(len(_groups(cells)) <= 1)
-    return tuple(table)
-
-
-def _linked(squares: set[Cell], a: Cell) -> bool:
-    """Whether the squares touching cell ``a`` (not itself a square) are all in one group of
-    ``squares``: a flood from one of them that stops as soon as it has met them all."""
-    ring = {a + o for o in AROUND if a + o in squares}
-    if len(ring) <= 1:
-        return True
-    start = ring.pop()
-    seen = {start}
-    todo = [start]
-    while todo:
-        here = todo.pop()
-        for o in AROUND:
-            n = here + o
-            if n in squares and n not in seen:
-                seen.add(n)
-                ring.discard(n)
-                if not ring:
-                    return True
-                todo.append(n)
-    return False
-
-
-def _groups(squares: Iterable[Cell]) -> list[set[Cell]]:
-    """The squares split into groups linked by touching (side or corner)."""
-    left = set(squares)
-    found: list[set[Cell]] = []
-    while left:
-        start = left.pop()
-        group = {start}
-        todo = [start]
-        while todo:
-            here = todo.pop()
-            for o in AROUND:
-                n = here + o
-                if n in left:
-                    left.discard(n)
-                    group.add(n)
-                    todo.append(n)
-        found.append(group)
-    return found
-
-
-_RING_LINKED: Final = _ring_table()
-
-#: The pieces of one side of a chess set: what a custom setup may place at most (reading 15).
-ARMY: Final = {KING: 1, QUEEN: 1, ROOK: 2, BISHOP: 2, KNIGHT: 2, PAWN: 8}
-
-
-def check_army(pieces: Mapping[Cell, int]) -> None:
-    """Raise PositionError unless each side's pieces fit in one chess set (reading 15)."""
-    for colour in (WHITE, BLACK):
-        for kind, most in ARMY.items():
-            count = sum(1 for p in pieces.values() if p & 15 == colour | kind)
-            if count > most or (kind == KING and count != most):
-                limit = "exactly" if kind == KING else "at most"
-                raise PositionError(
-                    f"{colour_name(colour)} has {_many(count, kind)}; a setup has {limit} "
-                    f"{_many(most, kind)}"
-                )
-
-
-def _many(count: int, kind: int) -> str:
-    return f"{count} {PIECE_NAMES[kind]}{'' if count == 1 else 's'}"
 
 
 def variant(name: str) -> type[BeyondChess]:

@@ -108,8 +108,8 @@ class Estimate:
     ``shares[p][s]``: how often player p owns spot s at the end. ``ownership[s]``: for two
     players ``shares[0][s] - shares[1][s]`` (+1 Black, -1 White); for more players the share
     of the spot's likeliest owner. ``dead``/``unsure`` are stone spots, ``dame`` empty spots
-    (open border points included); ``boundary`` maps each border point its owner should close
-    to that owner (the count treats it as closed).
+    (open border points included, also listed as ``fill``); ``boundary`` maps each border
+    point its owner should close to that owner (the count treats it as closed).
     ``seconds`` is wall-clock time, ``cpu_seconds`` the process's CPU time (one core: the
     figure that does not grow when other programs share the machine).
     """
@@ -126,6 +126,9 @@ class Estimate:
     seconds: float
     cpu_seconds: float
     boundary: Mapping[int, int] = field(default_factory=dict)
+    #: The open border points among ``dame``: dame the players fill before counting (the
+    #: rest of ``dame`` lies between stones only).
+    fill: frozenset[int] = frozenset()
 
     def projected_text(self, letters: str = LETTERS) -> str:
         """The running estimate as a result: ``B+3.5`` from the projected areas (``0`` when
@@ -143,28 +146,28 @@ class Estimate:
 
 
 # ---------------------------------------------------------------------- Benson
-def _chains_of(
-    nbrs: Sequence[Sequence[int]], colour: Sequence[int], player: int
+def _components(
+    nbrs: Sequence[Sequence[int]], inside: Sequence[bool]
 ) -> tuple[list[int], list[list[int]]]:
-    """Chain index per spot (-1 when not the player's) and the stones of each chain."""
-    index = [-1] * len(colour)
-    chains: list[list[int]] = []
-    for start, c in enumerate(colour):
-        if c != player or index[start] >= 0:
+    """The linked sets of ``inside`` spots: an index per spot (-1 outside) and each set's spots."""
+    index = [-1] * len(inside)
+    groups: list[list[int]] = []
+    for start, member in enumerate(inside):
+        if not member or index[start] >= 0:
             continue
-        k = len(chains)
-        stones = [start]
+        k = len(groups)
+        spots = [start]
         index[start] = k
         i = 0
-        while i < len(stones):
-            s = stones[i]
+        while i < len(spots):
+            s = spots[i]
             i += 1
             for n in nbrs[s]:
-                if colour[n] == player and index[n] < 0:
+                if inside[n] and index[n] < 0:
                     index[n] = k
-                    stones.append(n)
-        chains.append(stones)
-    return index, chains
+                    spots.append(n)
+        groups.append(spots)
+    return index, groups
 
 
 def benson(
@@ -177,24 +180,8 @@ def benson(
     every empty spot is a liberty of one bordering alive chain. Opponent stones in a safe
     region can never live there.
     """
-    chain_of, chains = _chains_of(nbrs, colour, player)
-    region_of = [-1] * len(colour)
-    regions: list[list[int]] = []
-    for start, c in enumerate(colour):
-        if c == player or region_of[start] >= 0:
-            continue
-        k = len(regions)
-        spots = [start]
-        region_of[start] = k
-        i = 0
-        while i < len(spots):
-            s = spots[i]
-            i += 1
-            for n in nbrs[s]:
-                if colour[n] != player and region_of[n] < 0:
-                    region_of[n] = k
-                    spots.append(n)
-        regions.append(spots)
+    chain_of, chains = _components(nbrs, [c == player for c in colour])
+    _, regions = _components(nbrs, [c != player for c in colour])
     border: list[set[int]] = []
     vital_to: list[set[int]] = []
     for spots in regions:
@@ -457,6 +444,7 @@ def estimate(
     if unclosed:
         dame |= unclosed
         boundary = {s: p for s, p in boundary.items() if s not in unclosed}
+    fill = open_points | unclosed
     komi = [0.0] * players
     if players >= 2:
         komi[1] = game.knobs.komi
@@ -479,6 +467,7 @@ def estimate(
         seconds=time.perf_counter() - start,
         cpu_seconds=time.process_time() - cpu_start,
         boundary=boundary,
+        fill=fill,
     )
 
 
@@ -516,7 +505,8 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
     """The estimate as plain JSON data, for ``companion estimate --json`` and the page.
 
     Keys: board, rules, komi, to_move, dead, unsure, dame (spot lists, see :func:`spot_key`),
-    boundary (per player letter, the border points that player should close),
+    fill (the dame among them on a border, to fill before counting), boundary (per player
+    letter, the border points that player should close),
     ownership (:func:`board_values`), result (``B+3.5``), score (method, points per player,
     the game's own count: GoBeyond's projected final points on a GoBeyond game), projected
     (mean final area per player, komi included) and projected_result (``B+3.5`` from it: the
@@ -532,6 +522,7 @@ def to_json(game: GoGame, est: Estimate) -> dict[str, Any]:
         "dead": _spots(topo, est.dead),
         "unsure": _spots(topo, est.unsure),
         "dame": _spots(topo, est.dame),
+        "fill": _spots(topo, est.fill),
         "boundary": {
             letter: _spots(topo, [s for s, p in est.boundary.items() if p == i])
             for i, letter in enumerate(letters)

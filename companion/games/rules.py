@@ -76,6 +76,9 @@ class FridgeGo(GoGame):
       rule ("forbids you to repeat a position") refuses it; one that takes off a chain of two
       or more stands unless it too repeats an earlier position.
     - *Setup and handicap stones* come out of the 40: the set has no others.
+    - *Komi in a handicap game* is one point per handicap stone and no half point: the sheet
+      plays without komi (a tie stays possible), and counts stones on the board, so White is
+      given back the points the handicap stones would count.
     """
 
     name = "fridge"
@@ -91,6 +94,10 @@ class FridgeGo(GoGame):
     @classmethod
     def default_topology(cls) -> Topology:
         return grid(9)
+
+    @classmethod
+    def handicap_komi(cls, stones: int) -> float:
+        return float(stones)
 
 
 class FirstCapture(FridgeGo):

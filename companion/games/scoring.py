@@ -44,15 +44,29 @@ class Score:
     detail: tuple[Mapping[str, float], ...] = ()
 
     def text(self, letters: str = LETTERS) -> str:
-        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw)."""
+        """SGF-style result: ``B+3.5``, ``W+R``, ``0`` (draw); ``B+`` with no score for a win
+        that counts nothing (First Capture: SGF's score is optional, and ``B+0`` would read
+        as a count)."""
         if self.winner is None:
             return "0"
+        if self.method == "first capture":
+            return f"{letters[self.winner]}+"
         margin = (
             "R"
             if self.method == "resign"
             else ("T" if self.method == "time" else f"{self.margin:g}")
         )
         return f"{letters[self.winner]}+{margin}"
+
+
+def result_words(text: str, method: str | None = None) -> str:
+    """A result as people say it: records write a tie or a draw as ``0`` (or ``Draw``); a
+    game that nobody can win (First Capture passed out: method ``"draw"``) is "a draw", an
+    equal count (GoBeyond's three-way tie, a level count with no komi) is "a tie". Other
+    results read as written (``B+3.5``)."""
+    if text not in ("0", "Draw", "draw"):
+        return text
+    return "a draw" if method == "draw" or text != "0" else "a tie"
 
 
 @dataclass(frozen=True)

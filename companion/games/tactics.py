@@ -129,25 +129,7 @@ class Reader:
 
     def _libs_at_least(self, spot: int, k: int) -> bool:
         """Whether the chain on ``spot`` has ``k`` liberties or more (stops early)."""
-        colour, nbrs = self.colour, self._nbrs
-        c = colour[spot]
-        stones = [spot]
-        seen = {spot}
-        libs: set[int] = set()
-        i = 0
-        while i < len(stones):
-            s = stones[i]
-            i += 1
-            for n in nbrs[s]:
-                cn = colour[n]
-                if cn == EMPTY:
-                    libs.add(n)
-                    if len(libs) >= k:
-                        return True
-                elif cn == c and n not in seen:
-                    seen.add(n)
-                    stones.append(n)
-        return False
+        return not self._short(spot, k - 1)[2]
 
     # ------------------------------------------------------------------ moves
     def play(self, spot: int, player: int) -> list[int] | None:

@@ -26,7 +26,7 @@ from companion.observation import Observation
 from companion.runtime.background import Worker
 from companion.runtime.inputs import Input, Sample
 from companion.table import handicap
-from companion.table.intents import Intent
+from companion.table.intents import Intent, SetupIntent
 from companion.table.tracker import Tracker, apply_intent
 
 NoteHook = Callable[[Sample, str], None]
@@ -165,6 +165,7 @@ class _State:
     game: GoGame | None
     phase: str = "play"
     game_id: int = 1  # a bare table plays one game
+    handicap_pending: int = 0  # black stones a free handicap still waits for
 
 
 class GameTable:
@@ -172,10 +173,16 @@ class GameTable:
     (``companion track``). The game starts under ``rules`` once ``topology`` knows the board."""
 
     def __init__(
-        self, rules: str, topology: Callable[[], Topology | None], *, handicap: int | None = None
+        self,
+        rules: str,
+        topology: Callable[[], Topology | None],
+        *,
+        handicap: int | None = None,
+        placement: str = "fixed",
     ) -> None:
         self.rules = rules
         self.handicap = handicap
+        self.placement = placement
         self._topology = topology
         self._game: GoGame | None = None
         self.frame: bytes | None = None
@@ -189,12 +196,27 @@ class GameTable:
         if self._game is None:
             topology = self._topology()
             if topology is not None:
-                self._game = handicap.new_game(self.rules, topology, self.handicap)
-        return _State(self._game)
+                self._game = handicap.new_game(self.rules, topology, self.handicap, self.placement)
+        pending = 0 if self._game is None else handicap.pending(self._game, self._setting())
+        return _State(self._game, handicap_pending=pending)
+
+    def _setting(self) -> handicap.Handicap | None:
+        if not self.handicap:
+            return None
+        return handicap.take({"handicap_stones": self.handicap, "placement": self.placement})[0]
 
     def apply(self, intent: Intent, *, game_id: int | None = None) -> None:
         if self._game is None:
             raise CompanionError("no game yet")
+        if isinstance(intent, SetupIntent):
+            setting = self._setting()
+            if setting is None or not handicap.pending(self._game, setting):
+                raise IllegalMove("not allowed", "this game takes no handicap stones now")
+            try:
+                handicap.place(self._game, setting, intent.spots)
+            except ValueError as exc:
+                raise IllegalMove("not allowed", str(exc)) from None
+            return
         apply_intent(self._game, intent)
 
     def see(self, look: object, now: float) -> None:

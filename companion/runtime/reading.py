@@ -127,7 +127,8 @@ class ProfileReader:
 
     def ensure(self, image: Image) -> Any:
         """The profile, made or loaded on first use (CompanionError when it cannot be)."""
-        from companion.vision.profile import calibrate, load_profile
+        from companion.vision.make_profile import calibrate
+        from companion.vision.profile import load_profile
 
         with self._lock:
             if self.profile is None:

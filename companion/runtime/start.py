@@ -23,6 +23,7 @@ def ensure_game(
     flag_policy: str | None = None,
     new_game: bool = False,
     handicap: int | None = None,
+    placement: str = "fixed",
 ) -> str | None:
     """Resume the table's game or start one for ``source``; returns why a new game was
     started (None when the game in play goes on, or the input manages its games).
@@ -52,7 +53,7 @@ def ensure_game(
     table.start_game(
         rules,
         board_now,
-        knobs={"handicap_stones": handicap} if handicap else None,
+        knobs={"handicap_stones": handicap, "placement": placement} if handicap else None,
         time_control=time_control,
         flag_policy=flag_policy,
     )

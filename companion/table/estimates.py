@@ -41,12 +41,16 @@ def suggestion(
 ) -> ev.CleanupSuggested:
     """The cleanup suggestion for ``game``'s position (the game is not changed)."""
     est = estimate(game, seed=seed, time_budget=time_budget)
+    boundary = sorted(est.boundary.items())
     return ev.CleanupSuggested(
         dead=tuple(sorted(est.dead)),
         no_mans_land=tuple(sorted(est.dame)),
         unsure=tuple(sorted(est.unsure)),
         result=est.score.text(),
         playouts=est.playouts,
+        fill=tuple(sorted(est.fill)),
+        boundary=tuple(s for s, _ in boundary),
+        boundary_owners=tuple(p for _, p in boundary),
     )
 
 
@@ -75,7 +79,8 @@ def view(game: GoGame, est: Estimate) -> dict[str, Any]:
     ``owners`` (the likeliest final owner, None when no player ends with the spot more often
     than an even split would give), ``shares`` (how often that owner ends with it) and
     ``strength`` (0 at an even split, 1 when always that owner's: what the shading shows),
-    ``dead_spots``/``unsure_spots``/``dame_spots`` as spot indexes and ``unsure_groups`` (one
+    ``dead_spots``/``unsure_spots``/``dame_spots``/``fill_spots`` as spot indexes,
+    ``boundary_spots`` (spot index -> the player who closes it) and ``unsure_groups`` (one
     name per unsure chain)."""
     data = to_json(game, est)
     players = len(est.shares)
@@ -98,6 +103,8 @@ def view(game: GoGame, est: Estimate) -> dict[str, Any]:
             "dead_spots": sorted(est.dead),
             "unsure_spots": sorted(est.unsure),
             "dame_spots": sorted(est.dame),
+            "fill_spots": sorted(est.fill),
+            "boundary_spots": {str(s): p for s, p in sorted(est.boundary.items())},
             "unsure_groups": group_names(game, est.unsure),
         }
     )

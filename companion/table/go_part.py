@@ -351,7 +351,7 @@ class GoPart(GamePart):
         state = self.state
         if set(game.active_players) - state.resigned_in_cleanup <= state.agreed:
             dead, nml = sorted(state.dead), sorted(state.no_mans_land)
-            score = game.score(dead=dead, no_mans_land=nml)
+            score, closed = state.count(), sorted(state.closing().items())
             out.append(
                 table.accept(
                     ev.Scored(
@@ -363,6 +363,8 @@ class GoPart(GamePart):
                         result=score.text(),
                         dead=tuple(dead),
                         no_mans_land=tuple(nml),
+                        closed=tuple(s for s, _ in closed),
+                        closed_by=tuple(p for _, p in closed),
                     )
                 )
             )
@@ -445,6 +447,12 @@ class GoPart(GamePart):
                 "unsure_groups": estimates.group_names(game, s.unsure),
                 "result": s.result,
                 "playouts": s.playouts,
+                "fill": list(s.fill),
+                "boundary": [
+                    {"spot": spot, "player": owner, "name": game.spot_name(spot)}
+                    for spot, owner in zip(s.boundary, s.boundary_owners, strict=False)
+                ],
+                "borders_text": borders_text(game, s, state.closing()),
             }
         )
         thread = self._suggester
@@ -455,6 +463,25 @@ class GoPart(GamePart):
             and thread is not None
             and thread.is_alive()
         )
+
+
+def borders_text(game: GoGame, s: ev.CleanupSuggested, closing: Mapping[int, int]) -> str:
+    """The open border points of a suggestion in words: "dame to fill: J4; boundaries to
+    close: Black at A4, White at ..." ("" when there are none). A boundary the players marked
+    no-man's-land is no longer listed: it counts as dame then."""
+    parts = []
+    if s.fill:
+        parts.append("dame to fill: " + _names(game.spot_name, sorted(s.fill)))
+    by_owner: dict[int, list[int]] = {}
+    for spot, owner in sorted(closing.items()):
+        by_owner.setdefault(owner, []).append(spot)
+    if by_owner:
+        closes = [
+            f"{game.player_name(owner)} at {_names(game.spot_name, spots)}"
+            for owner, spots in sorted(by_owner.items())
+        ]
+        parts.append("boundaries to close (counted as closed): " + "; ".join(closes))
+    return "; ".join(parts)
 
 
 #: What the page says about a move seen while the clocks are paused.

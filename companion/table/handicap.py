@@ -11,10 +11,13 @@ black stones; GoBeyond's ``handicap`` knob is its handicap *points*) and ``place
   move; the game takes them as one setup step (:class:`~companion.events.HandicapPlaced`) and
   refuses moves until then.
 - **White moves first** after the setup.
-- **Komi** is 0.5 under every rule set (Japanese and club practice; the Chinese rules too),
-  and under area scoring White is also given one point per handicap stone (the Chinese rules'
-  compensation: Black's handicap stones would otherwise count as area). A komi the game sets
-  itself is kept.
+- **Komi** is the rule set's (:meth:`GoGame.handicap_komi
+  <companion.games.go.GoGame.handicap_komi>`): 0.5 under territory scoring (Japanese, club),
+  0.5 plus one point per handicap stone under area scoring (Chinese, 2.5D: Black's handicap
+  stones would otherwise count as area), one point per stone in FridgeGo (no komi, no half
+  point). A komi the game sets itself is kept.
+- **Fixed placement is the same under every rule set** (the star points do not change with
+  the rules); the Chinese custom of free placement is the ``free`` setting, chosen per game.
 - GoBeyond has its own handicap points; a handicap here is refused for it and for games of
   more than two players.
 """
@@ -27,7 +30,6 @@ from typing import Any
 
 from companion.games.go import BLACK, GoGame
 from companion.games.rules import new_game as new_rules_game
-from companion.games.scoring import Scoring
 from companion.games.topology import Topology
 
 #: Star point lines (low, middle, high; 1-based) by board size.
@@ -87,9 +89,9 @@ def take(knobs: Mapping[str, Any]) -> tuple[Handicap | None, dict[str, Any]]:
     return Handicap(stones, placement), rest
 
 
-def komi(handicap: Handicap, scoring: Scoring) -> float:
-    """The komi of a handicap game (see the module docstring)."""
-    return 0.5 + (handicap.stones if scoring == Scoring.AREA else 0)
+def komi(handicap: Handicap, rules: type[GoGame]) -> float:
+    """The komi of a handicap game under ``rules`` (see the module docstring)."""
+    return rules.handicap_komi(handicap.stones)
 
 
 def star_points(game: GoGame, stones: int) -> tuple[int, ...]:
@@ -132,13 +134,24 @@ def place(game: GoGame, handicap: Handicap, spots: tuple[int, ...]) -> None:
     game.setup(dict.fromkeys(spots, BLACK), to_move=1)
 
 
-def new_game(rules: str, topology: Topology, stones: int | None) -> GoGame:
-    """A game of ``rules`` on ``topology`` with ``stones`` fixed handicap stones (none for
-    None): for the tracker alone (``companion track``), with no table around it."""
+def new_game(
+    rules: str, topology: Topology, stones: int | None, placement: str = "fixed"
+) -> GoGame:
+    """A game of ``rules`` on ``topology`` with ``stones`` handicap stones (none for None),
+    placed ``placement``: for the tracker alone (``companion track``), with no table around
+    it. A free handicap's stones are put down later (:func:`place`)."""
     game = new_rules_game(rules, topology)
     if not stones:
         return game
-    hc = Handicap(stones)
-    game = new_rules_game(rules, topology, komi=komi(hc, type(game).scoring))
+    hc, _ = take({"handicap_stones": stones, "placement": placement})
+    assert hc is not None
+    game = new_rules_game(rules, topology, komi=komi(hc, type(game)))
     set_up(game, hc)
     return game
+
+
+def pending(game: GoGame, handicap: Handicap | None) -> int:
+    """Black stones a free handicap still waits for on ``game`` (0 once placed, or none)."""
+    if handicap is None or handicap.placement != "free":
+        return 0
+    return 0 if game.moves or any(s >= 0 for s in game.board) else handicap.stones

@@ -149,9 +149,12 @@ def _sgf_extras(record: GameRecord, state: TableState, started: ev.GameStarted) 
     topo = game.topology
     if state.scored is None or game.players != 2 or topo.kind != "grid" or topo.shape is None:
         return
+    board = list(game.board)
+    for spot, owner in zip(state.scored.closed, state.scored.closed_by, strict=False):
+        board[spot] = owner  # a boundary counted as closed by its owner
     owned = territory(
         topo,
-        game.board,
+        board,
         2,
         dead=frozenset(state.scored.dead),
         no_mans_land=frozenset(state.scored.no_mans_land),

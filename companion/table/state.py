@@ -17,6 +17,7 @@ from typing import Any
 
 from companion import events as ev
 from companion.errors import IllegalMove
+from companion.games.borders import count_closed
 from companion.games.go import GoGame, Score
 from companion.games.rules import new_game
 from companion.games.topology import from_spec
@@ -96,7 +97,7 @@ class TableState(EventFold):
         check_board(game)
         if hc is not None:
             if "komi" not in knobs:
-                knobs["komi"] = handicap.komi(hc, type(game).scoring)
+                knobs["komi"] = handicap.komi(hc, type(game))
                 game = new_game(started.rules, from_spec(started.topology), **knobs)
             handicap.set_up(game, hc)
         return game
@@ -109,10 +110,7 @@ class TableState(EventFold):
     @property
     def handicap_pending(self) -> int:
         """Black stones a free handicap still waits for (0 once placed, or for none)."""
-        hc, game = self.handicap, self.game
-        if hc is None or game is None or hc.placement != "free":
-            return 0
-        return 0 if game.moves or any(s >= 0 for s in game.board) else hc.stones
+        return 0 if self.game is None else handicap.pending(self.game, self.handicap)
 
     def _need_game(self) -> GoGame:
         if self.game is None:
@@ -129,9 +127,34 @@ class TableState(EventFold):
         if self.game is None:
             return None
         try:
-            return self.game.score(dead=self.dead, no_mans_land=self.no_mans_land)
+            return self.count()
         except ValueError:
             return None
+
+    def closing(self) -> dict[int, int]:
+        """The boundary points the count closes (spot -> owner): the suggestion's, but for
+        those the players marked no-man's-land (left open, they count as dame)."""
+        s = self.suggested
+        if s is None or self.phase != "cleanup":
+            return {}
+        pairs = zip(s.boundary, s.boundary_owners, strict=False)
+        return {spot: owner for spot, owner in pairs if spot not in self.no_mans_land}
+
+    def count(self) -> Score:
+        """The game's count with the cleanup marks, as the suggestion counted it: the open
+        border points it named as boundaries closed by their owner (:meth:`closing`; so a
+        territory with one open point on its border is not counted neutral), the players who
+        resigned during cleanup left out (they are paid nothing and cannot win: GoBeyond's
+        reading of a resignation). ValueError when the marks do not fit the board."""
+        game = self._need_game()
+        if self.resigned_in_cleanup:
+            game = game.copy()
+            for player in sorted(self.resigned_in_cleanup):
+                game.resign(player)  # GoBeyond: a cleanup step on the copy
+        score, _ = count_closed(
+            game, frozenset(self.dead), frozenset(self.no_mans_land), self.closing()
+        )
+        return score
 
     # ------------------------------------------------------------------ the fold
     def _on_GameStarted(self, e: ev.GameStarted) -> None:
@@ -184,8 +207,13 @@ class TableState(EventFold):
     def _on_Resigned(self, e: ev.Resigned) -> None:
         """In play, the engine's resignation. During cleanup (the game over by passes, the
         count disputed: GoBeyond's sheet names resigning as the remedy, and a club player may
-        always resign) the engine's game stays as it is and the fold notes who resigned; the
-        table ends the game once one player is left (:meth:`cleanup_winner`)."""
+        always resign) the engine's game stays as it is and the fold notes who resigned:
+
+        - with one player left the table ends the game (:meth:`cleanup_winner`);
+        - with more, cleanup goes on among the rest: the resigner's agreement is no longer
+          asked for, every agreement given is cleared (the count changed: the resigner's
+          territory is nobody's), and the count leaves the resigner out (:meth:`count`);
+        - on "play on" the resigners leave the rotation (:meth:`_on_PlayResumed`)."""
         if self.phase == "cleanup":
             game = self._need_game()
             if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
@@ -193,7 +221,7 @@ class TableState(EventFold):
                     "not allowed", f"{game.player_name(e.player)} has resigned or left already"
                 )
             self.resigned_in_cleanup.add(e.player)
-            self.agreed.discard(e.player)
+            self.agreed.clear()
             return
         self._play_phase().resign(e.player)
         self._after_move()
@@ -212,6 +240,10 @@ class TableState(EventFold):
             raise IllegalMove("game over", "the game is decided; start a new one")
         if e.count < 1 or e.count > len(game.moves):
             raise IllegalMove("not allowed", "there is no move to take back")
+        if self.resigned_in_cleanup:
+            raise IllegalMove(
+                "not allowed", "a player resigned during cleanup: agree on the count or play on"
+            )
         for _ in range(e.count):
             undo_move(game)
             if self.points_history:
@@ -231,6 +263,9 @@ class TableState(EventFold):
         if self.phase not in ("play", "cleanup") or self.ended is not None:
             raise IllegalMove("not allowed", "play on is for a game that ended by passes")
         game.resume()  # IllegalMove unless the game is over by passes
+        for player in sorted(self.resigned_in_cleanup):
+            game.resign(player)  # they resigned during cleanup: they leave the rotation
+        self.resigned_in_cleanup.clear()
         self.phase = "play"
         self.dead.clear()
         self.no_mans_land.clear()
@@ -308,7 +343,7 @@ class TableState(EventFold):
         game = self._need_game()
         if self.phase != "cleanup":
             raise IllegalMove("not allowed", "there is nothing to agree to outside cleanup")
-        if e.player not in game.active_players:
+        if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
             raise IllegalMove("not allowed", f"player {e.player} is not in this game")
         self.agreed.add(e.player)
         self.players_marked = True
@@ -322,10 +357,16 @@ class TableState(EventFold):
         if self.players_marked or self.suggested is not None:
             raise IllegalMove("not allowed", "the players have the marking in hand already")
         board = game.board
-        for spot in (*e.dead, *e.no_mans_land, *e.unsure):
+        for spot in (*e.dead, *e.no_mans_land, *e.unsure, *e.fill, *e.boundary):
             if not 0 <= spot < len(board):
                 raise IllegalMove("off board", f"spot {spot} is not on the board")
-        if any(board[s] < 0 for s in e.dead) or any(board[s] >= 0 for s in e.no_mans_land):
+        if (
+            any(board[s] < 0 for s in e.dead)
+            or any(board[s] >= 0 for s in (*e.no_mans_land, *e.boundary))
+            or not set(e.fill) <= set(e.no_mans_land)
+            or len(e.boundary) != len(e.boundary_owners)
+            or not all(0 <= p < game.players for p in e.boundary_owners)
+        ):
             raise IllegalMove("not allowed", "the suggestion does not fit the board")
         self.dead = set(e.dead)
         self.no_mans_land = set(e.no_mans_land)

@@ -79,9 +79,7 @@ are not told apart.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 from companion.errors import IllegalMove
 from companion.games.go import BLACK, EMPTY, WHITE, GoGame, Move
@@ -89,6 +87,7 @@ from companion.observation import BLACK as B_TOKEN
 from companion.observation import EMPTY as E_TOKEN
 from companion.observation import UNKNOWN, Observation
 from companion.observation import WHITE as W_TOKEN
+from companion.table.explain import colour_word, explain, plural, spots_text
 from companion.table.intents import (
     BoardMatches,
     Discrepancy,
@@ -100,49 +99,16 @@ from companion.table.intents import (
     TrackerStatus,
     UndoIntent,
 )
+from companion.table.readings import (
+    Reading,
+    last_captures,
+    readings,
+    state_key,
+)
 from companion.table.stillness import Stillness
 
 #: Observation token -> owner; unknown spots are absent (they are never empty nor a stone).
 _OWNER: dict[str, int] = {E_TOKEN: EMPTY, B_TOKEN: BLACK, W_TOKEN: WHITE}
-
-#: Plain words for the engine's refusal reasons ("a black stone at C3 is not allowed: ...").
-_REFUSALS: dict[str, str] = {
-    "occupied": "the spot is taken",
-    "suicide": "it would be suicide",
-    "ko": "it retakes the ko at once",
-    "superko": "it repeats an earlier position",
-    "reserved": "the spot is reserved",
-    "no stones left": "no stones are left in hand",
-    "game over": "the game is over",
-}
-
-
-#: Two spots this close (in drawing units of the topology) can be "a stone moved".
-_MOVE_REACH = 2.5
-
-_Action = tuple[int, int | None]  # (player, spot); spot None = a pass
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """One consistent order of new stones: the actions, and the stones it captured that the
-    board still shows (or hides under unknown spots)."""
-
-    actions: tuple[_Action, ...]
-    left_on: dict[int, int]
-    signature: tuple[object, ...]
-    end: tuple[int, Move | None]
-
-
-def spots_text(game: GoGame, spots: Iterable[int], *, most: int = 8) -> str:
-    """``C3``, ``C3 and D4``, ``C3, D4 and E5`` (board order); past ``most`` names, the rest
-    are counted ("A1, B1, ... and 12 more")."""
-    names = [game.spot_name(s) for s in sorted(spots)]
-    if len(names) > most:
-        return ", ".join(names[: most - 1]) + f" and {len(names) - most + 1} more"
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class Tracker:
@@ -293,14 +259,6 @@ class Tracker:
         fraction = isinstance(self.max_unknown, float) and self.max_unknown < 1
         return self.max_unknown * n if fraction else self.max_unknown
 
-    def _fits(self, game: GoGame, colours: Iterable[int]) -> bool:
-        """Whether stones of these colours can be consecutive moves from the player to move."""
-        colours = list(colours)
-        if game.players != 2:
-            return len(colours) == 1 and colours[0] == game.to_move
-        n_first = sum(1 for c in colours if c == game.to_move)
-        return self.infer_passes or n_first - (len(colours) - n_first) in (0, 1)
-
     def _judge(self, game: GoGame, tokens: tuple[str, ...]) -> list[Intent]:
         seen = [_OWNER.get(t) for t in tokens]  # None = unknown
         board = game.board
@@ -324,17 +282,27 @@ class Tracker:
                 return self._show_removal(game, left_on)
             return self._show_match()
         if not left_on:
-            readings = self._readings(game, seen)
-            if readings and all(r.signature == readings[0].signature for r in readings):
-                return self._accept(game, readings[0])
+            found = readings(game, seen, max_batch=self.max_batch, infer_passes=self.infer_passes)
+            if found and all(r.signature == found[0].signature for r in found):
+                return self._accept(game, found[0])
         else:
-            readings = []
+            found = []
         count = self._undo_count(game, seen)
         if count is None:
             count = self._undo_then_play(game, seen)
         if count is not None:
             return self._offer_undo(count)
-        return self._hold(self._explain(game, seen, left_on, readings))
+        return self._hold(
+            explain(
+                game,
+                seen,
+                left_on,
+                found,
+                captured=self._captured,
+                max_batch=self.max_batch,
+                infer_passes=self.infer_passes,
+            )
+        )
 
     def _to_place(self, board: Sequence[int], seen: Sequence[int | None]) -> tuple[int, ...]:
         """Stones entered by hand whose spots read empty (forgetting those seen or gone)."""
@@ -347,15 +315,15 @@ class Tracker:
         self, game: GoGame, spots: tuple[int, ...], left_on: tuple[int, ...]
     ) -> list[Intent]:
         """The board matches but for stones entered by hand (and captures to take off)."""
-        what = _colour_word(game, {self._by_hand[s] for s in spots})
+        what = colour_word(game, {self._by_hand[s] for s in spots})
         text = (
-            f"put the {what}{_plural(spots)} at {spots_text(game, spots)} on the board "
+            f"put the {what}{plural(spots)} at {spots_text(game, spots)} on the board "
             "(entered by hand)"
         )
         if left_on:
             taken = {**self._captured, **self._taken_back}
-            gone = _colour_word(game, {taken[s] for s in left_on if s in taken})
-            text += f"; take the {gone}{_plural(left_on)} at {spots_text(game, left_on)} off"
+            gone = colour_word(game, {taken[s] for s in left_on if s in taken})
+            text += f"; take the {gone}{plural(left_on)} at {spots_text(game, left_on)} off"
         return self._hold(Discrepancy("missing", tuple(sorted({*spots, *left_on})), text))
 
     def _note_undo(self, game: GoGame) -> None:
@@ -407,17 +375,17 @@ class Tracker:
             Discrepancy(
                 "setup",
                 missing,
-                f"handicap: place the black stone{_plural(missing)} at {spots_text(game, missing)}",
+                f"handicap: place the black stone{plural(missing)} at {spots_text(game, missing)}",
             )
         )
 
     def _captured_stones(self, game: GoGame, seen: Sequence[int | None]) -> dict[int, int]:
         """Stones captured by the last accepted move(s), or taken back by an undo, and not yet
         seen gone (spot -> colour)."""
-        key = _state_key(game)
+        key = state_key(game)
         if key != self._captured_key:
             self._captured_key = key
-            self._captured = _last_captures(game)
+            self._captured = last_captures(game)
         board = game.board
         for spot, colour in list(self._taken_back.items()):
             if board[spot] != EMPTY or (seen[spot] is not None and seen[spot] != colour):
@@ -426,107 +394,6 @@ class Tracker:
             if seen[spot] is not None and seen[spot] != colour:
                 del self._captured[spot]  # seen gone (or replaced): the spot is free again
         return {**self._captured, **self._taken_back}
-
-    def _readings(self, game: GoGame, seen: Sequence[int | None]) -> list[_Reading]:
-        """Every consistent order of the new stones (see the module docstring)."""
-        board = game.board
-        new = [(s, o) for s, o in enumerate(seen) if o is not None and o != EMPTY and o != board[s]]
-        if not new or len(new) > self.max_batch or game.over:
-            return []
-        if not self._fits(game, [o for _, o in new]):
-            return []
-        first = game.to_move
-        if len(new) == 1 and new[0][1] == first:
-            if not game.knobs.suicide:
-                return self._single_reading(game, seen, new[0][0])
-        elif _hidden(board, seen):
-            return []  # an unread spot could hold one of these moves: no guessing the order
-        items: dict[int, list[int | None]]
-        if game.players != 2:
-            items = {first: [new[0][0]]}
-        else:
-            second = 1 - first
-            n_first = sum(1 for _, o in new if o == first)
-            n_second = len(new) - n_first
-            length = max(2 * n_first - 1, 2 * n_second)
-            items = {
-                first: [s for s, o in new if o == first] + [None] * ((length + 1) // 2 - n_first),
-                second: [s for s, o in new if o == second] + [None] * (length // 2 - n_second),
-            }
-        found: list[_Reading] = []
-        explored: set[tuple[object, ...]] = set()
-
-        def search(
-            g: GoGame, left: dict[int, list[int | None]], done: list[_Action], caps: dict[int, int]
-        ) -> None:
-            if not any(left.values()):
-                passes = tuple(sum(1 for p, s in done if p == who and s is None) for who in (0, 1))
-                signature = (g.hash, tuple(g.captures), tuple(g.pass_prisoners), passes)
-                left_on = _left_on(g.board, seen, caps)
-                if left_on is not None:
-                    found.append(_Reading(tuple(done), left_on, signature, _state_key(g)))
-                return
-            # Two orders reaching the same position, captures and items left behave alike
-            # (earlier positions aside, which only superko could tell apart).
-            state = (
-                g.hash,
-                g.to_move,
-                tuple(g.captures),
-                tuple(sorted((p, tuple(sorted(v, key=str))) for p, v in left.items())),
-                tuple(sorted(caps.items())),
-            )
-            if state in explored:
-                return
-            explored.add(state)
-            player = g.to_move
-            options = left.get(player, [])
-            for i, item in enumerate(options):
-                if item is None and None in options[:i]:
-                    continue  # one pass is as good as another
-                trial = g.copy()
-                before = trial.board
-                if item is None:
-                    try:
-                        trial.pass_()
-                    except IllegalMove:
-                        continue
-                    new_caps = caps
-                else:
-                    took = trial.try_play(item)
-                    if took is None:
-                        continue
-                    new_caps = dict(caps)
-                    for s in took:
-                        new_caps[s] = before[s]
-                    new_caps.pop(item, None)
-                rest = dict(left)
-                rest[player] = options[:i] + options[i + 1 :]
-                search(trial, rest, [*done, (player, item)], new_caps)
-
-        search(game, items, [], {})
-        return found
-
-    def _single_reading(
-        self, game: GoGame, seen: Sequence[int | None], spot: int
-    ) -> list[_Reading]:
-        """The one new stone of the player to move, without copying the game (the usual case).
-
-        Only for rules without suicide, so that a legal play removes exactly the opposing
-        chains it takes the last liberty of.
-        """
-        if game.refusal(spot) is not None:
-            return []
-        player = game.to_move
-        board = list(game.board)
-        caps = {s: board[s] for s in _would_capture(game, spot)}
-        board[spot] = player
-        for s in caps:
-            board[s] = EMPTY
-        left_on = _left_on(board, seen, caps)
-        if left_on is None:
-            return []
-        end = (len(game.moves) + 1, Move("play", player, spot))
-        return [_Reading(((player, spot),), left_on, (), end)]
 
     def _undo_count(self, game: GoGame, seen: Sequence[int | None]) -> int | None:
         """How many moves back the seen board is, or None."""
@@ -551,7 +418,11 @@ class Tracker:
             return None
         earlier = game.copy()
         earlier.undo()
-        return 1 if self._readings(earlier, seen) else None
+        return (
+            1
+            if readings(earlier, seen, max_batch=self.max_batch, infer_passes=self.infer_passes)
+            else None
+        )
 
     def _history(self, game: GoGame) -> list[tuple[int, tuple[int, ...]]]:
         """(moves back, board) for the last ``undo_depth`` moves, boards unlike the current one."""
@@ -574,158 +445,6 @@ class Tracker:
         self._history_cache = (key, boards)
         return boards
 
-    # ------------------------------------------------------------------ explaining
-    def _explain(
-        self,
-        game: GoGame,
-        seen: Sequence[int | None],
-        left_on: Sequence[int],
-        readings: Sequence[_Reading],
-    ) -> Discrepancy:
-        board = game.board
-        problems: list[tuple[str, tuple[int, ...], str]] = []
-        name = game.spot_name
-        if left_on:
-            left_colours = {self._captured[s] for s in left_on if s in self._captured}
-            what = _colour_word(game, left_colours)
-            problems.append(
-                (
-                    "captured left on",
-                    tuple(sorted(left_on)),
-                    f"the {what}{_plural(left_on)} at {spots_text(game, left_on)} "
-                    f"{'was' if len(left_on) == 1 else 'were'} captured: take "
-                    f"{'it' if len(left_on) == 1 else 'them'} off before the next move",
-                )
-            )
-        pending = set(left_on)
-        added = {
-            s: o
-            for s, o in enumerate(seen)
-            if o is not None and o != EMPTY and board[s] == EMPTY and s not in pending
-        }
-        removed = {s: board[s] for s, o in enumerate(seen) if o == EMPTY and board[s] != EMPTY}
-        recoloured = [
-            s
-            for s, o in enumerate(seen)
-            if o is not None and o != EMPTY and board[s] not in (EMPTY, o)
-        ]
-        # A stone moved: a stone gone and one of the same colour near it appeared.
-        xy = game.topology.xy
-        pairs = sorted(
-            (math.dist(xy[a], xy[r]), r, a)
-            for r, rc in removed.items()
-            for a, ac in added.items()
-            if ac == rc and math.dist(xy[a], xy[r]) <= _MOVE_REACH
-        )
-        used: set[int] = set()
-        for _, r, a in pairs:
-            if r in used or a in used:
-                continue
-            used |= {r, a}
-            problems.append(("moved", (r, a), f"the stone at {name(r)} moved to {name(a)}"))
-        for s in recoloured:
-            problems.append(
-                (
-                    "wrong colour",
-                    (s,),
-                    f"the {_colour_word(game, {board[s]})} at {name(s)} now reads "
-                    f"{game.player_name(seen[s] or 0).lower()}",
-                )
-            )
-        added = {s: o for s, o in added.items() if s not in used}
-        removed = {s: c for s, c in removed.items() if s not in used}
-        mover = game.to_move
-        if readings:
-            spots = tuple(sorted(added))
-            problems.append(
-                (
-                    "ambiguous",
-                    spots,
-                    f"the stones at {spots_text(game, spots)} appeared together and their order "
-                    "changes the captures: take them off and put them on one at a time",
-                )
-            )
-        elif len(added) > 1 and self._fits(game, added.values()):
-            spots = tuple(sorted(added))
-            if len(added) > self.max_batch:
-                text = f"{len(added)} stones appeared at once at {spots_text(game, spots)}"
-            else:
-                text = (
-                    f"the stones at {spots_text(game, spots)} cannot be moves the rules allow "
-                    "from this position"
-                )
-            problems.append(("forbidden", spots, text))
-        else:
-            wrong = sorted(s for s, o in added.items() if o != mover)
-            right = sorted(s for s, o in added.items() if o == mover)
-            for colour in sorted({added[s] for s in wrong}):
-                group = [s for s in wrong if added[s] == colour]
-                problems.append(
-                    (
-                        "wrong colour",
-                        tuple(group),
-                        f"{_a_stone(game, colour, group)} appeared at {spots_text(game, group)} "
-                        f"but {game.player_name(mover)} is to move",
-                    )
-                )
-            if len(right) == 1:
-                spot = right[0]
-                reason = game.refusal(spot)
-                if reason is not None:
-                    problems.append(
-                        (
-                            "forbidden",
-                            (spot,),
-                            f"a {game.player_name(mover).lower()} stone at {name(spot)} is not "
-                            f"allowed: {_REFUSALS.get(reason, reason)}",
-                        )
-                    )
-                    for gone in _would_capture(game, spot):
-                        removed.pop(gone, None)
-            elif right:
-                problems.append(
-                    (
-                        "extra",
-                        tuple(right),
-                        f"{len(right)} {game.player_name(mover).lower()} stones appeared at "
-                        f"{spots_text(game, right)} but {game.player_name(mover)} plays one "
-                        "stone a turn",
-                    )
-                )
-        for colour in sorted(set(removed.values())):
-            group = sorted(s for s, c in removed.items() if c == colour)
-            problems.append(
-                (
-                    "missing",
-                    tuple(group),
-                    f"{_a_stone(game, colour, group)} {'is' if len(group) == 1 else 'are'} "
-                    f"missing at {spots_text(game, group)}",
-                )
-            )
-        hidden = _hidden(board, seen)
-        if hidden and problems and (len(added) > 1 or any(o != mover for o in added.values())):
-            problems.append(
-                (
-                    "unreadable",
-                    hidden,
-                    f"{spots_text(game, hidden)} cannot be read (a stone there would change "
-                    "the reading)",
-                )
-            )
-        if not problems:
-            spots = tuple(sorted(added))
-            problems.append(
-                (
-                    "forbidden",
-                    spots,
-                    f"the stones at {spots_text(game, spots)} cannot be moves the rules allow "
-                    "from this position",
-                )
-            )
-        kind = problems[0][0]
-        spots = tuple(sorted({s for _, group, _ in problems for s in group}))
-        return Discrepancy(kind, spots, "; ".join(text for _, _, text in problems))
-
     # ------------------------------------------------------------------ emitting
     def _show_match(self) -> list[Intent]:
         changed = self._held is not None or self._pending or self._undo_offered is not None
@@ -738,18 +457,18 @@ class Tracker:
             return []
         self._held, self._pending, self._undo_offered = None, spots, None
         left = {**self._captured, **self._taken_back}
-        what = _colour_word(game, {left[s] for s in spots if s in left})
+        what = colour_word(game, {left[s] for s in spots if s in left})
         verb = "was" if len(spots) == 1 else "were"
         how = "taken back" if all(s in self._taken_back for s in spots) else "captured"
         return [
             RemoveStones(
                 spots,
-                f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} {how}: "
+                f"the {what}{plural(spots)} at {spots_text(game, spots)} {verb} {how}: "
                 f"take {'it' if len(spots) == 1 else 'them'} off",
             )
         ]
 
-    def _accept(self, game: GoGame, reading: _Reading) -> list[Intent]:
+    def _accept(self, game: GoGame, reading: Reading) -> list[Intent]:
         out: list[Intent] = []
         if self._held is not None or self._undo_offered is not None:
             out.append(BoardMatches("the board can be read as the next move(s)"))
@@ -763,12 +482,12 @@ class Tracker:
         if reading.left_on:
             spots = tuple(sorted(reading.left_on))
             self._pending = spots
-            what = _colour_word(game, set(reading.left_on.values()))
+            what = colour_word(game, set(reading.left_on.values()))
             verb = "was" if len(spots) == 1 else "were"
             out.append(
                 RemoveStones(
                     spots,
-                    f"the {what}{_plural(spots)} at {spots_text(game, spots)} {verb} captured: "
+                    f"the {what}{plural(spots)} at {spots_text(game, spots)} {verb} captured: "
                     f"take {'it' if len(spots) == 1 else 'them'} off",
                 )
             )
@@ -787,78 +506,6 @@ class Tracker:
             return []
         self._held = discrepancy
         return [discrepancy]
-
-
-# ---------------------------------------------------------------------- helpers
-def _left_on(
-    final: Sequence[int], seen: Sequence[int | None], caps: dict[int, int]
-) -> dict[int, int] | None:
-    """Captured stones still seen (or hidden) if ``final`` is the board seen, captures aside;
-    None when it is not."""
-    left_on: dict[int, int] = {}
-    for spot, (owner, have) in enumerate(zip(seen, final, strict=True)):
-        if owner == have:
-            continue
-        captured = caps.get(spot)
-        if captured is None or have != EMPTY:
-            if owner is None:
-                continue
-            return None
-        if owner is None or owner == captured:
-            left_on[spot] = captured
-        elif owner != EMPTY:
-            return None
-    return left_on
-
-
-def _hidden(board: Sequence[int], seen: Sequence[int | None]) -> tuple[int, ...]:
-    """Unread spots that are empty in the game: a stone played there would not be seen."""
-    return tuple(s for s, o in enumerate(seen) if o is None and board[s] == EMPTY)
-
-
-def _state_key(game: GoGame) -> tuple[int, Move | None]:
-    """Which game state pending captures belong to: its length and last move."""
-    return (len(game.moves), game.moves[-1] if game.moves else None)
-
-
-def _last_captures(game: GoGame) -> dict[int, int]:
-    """Stones the game's last move captured, with their colour (2-player colours inferred)."""
-    if not game.moves or game.moves[-1].kind != "play" or not game.last_captured:
-        return {}
-    move = game.moves[-1]
-    assert move.spot is not None
-    suicide = game[move.spot] == EMPTY
-    if suicide:
-        colour = move.player
-    elif game.players == 2:
-        colour = 1 - move.player
-    else:
-        return {}  # the colour of each captured stone is not known without replaying
-    return dict.fromkeys(game.last_captured, colour)
-
-
-def _would_capture(game: GoGame, spot: int) -> set[int]:
-    """Stones a play at ``spot`` by the player to move would capture (legality aside)."""
-    gone: set[int] = set()
-    for n in game.topology.neighbours[spot]:
-        if game[n] not in (EMPTY, game.to_move) and game.liberties(n) == {spot}:
-            gone |= game.chain(n)
-    return gone
-
-
-def _colour_word(game: GoGame, colours: set[int]) -> str:
-    if len(colours) == 1:
-        return f"{game.player_name(next(iter(colours))).lower()} stone"
-    return "stone"
-
-
-def _plural(spots: Sequence[int] | dict[int, int]) -> str:
-    return "s" if len(spots) > 1 else ""
-
-
-def _a_stone(game: GoGame, colour: int, group: Sequence[int]) -> str:
-    word = game.player_name(colour).lower()
-    return f"a {word} stone" if len(group) == 1 else f"{len(group)} {word} stones"
 
 
 def apply_intent(game: GoGame, intent: Intent) -> None:

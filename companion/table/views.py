@@ -75,7 +75,7 @@ class ScoreView(TypedDict):
     method: str
     detail: list[dict[str, float]]
     text: str
-    #: ``text`` as people say it ("Ann wins by 3.5 points").
+    #: ``text`` as people say it ("Ann wins by 3.5 points", "a tie").
     words: str
 
 
@@ -113,8 +113,9 @@ class GoView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
-    #: ``result`` as people say it ("Ann wins by resignation").
-    result_text: str | None
+    #: ``result`` as people say it ("Ann wins by resignation", "a tie"; None while the game
+    #: goes on).
+    result_words: str | None
     paused: bool
     dead: list[int]
     #: Once counted (cleanup, or scored): the owner of each point (-1 none), dead stones
@@ -175,7 +176,8 @@ class ChessView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
-    result_text: str | None
+    #: ``result`` as people say it ("a tie", "a draw"; None while the game goes on).
+    result_words: str | None
     paused: bool
     clock: ClockView | None
     alerts: list[str]
@@ -301,7 +303,6 @@ def _go_score(state: TableState) -> ScoreView | None:
     if state.scored is not None:
         s = state.scored
         return {
-            "words": result_words(s.result, names),
             "final": True,
             "points": list(s.points),
             "winner": s.winner,
@@ -309,12 +310,12 @@ def _go_score(state: TableState) -> ScoreView | None:
             "method": s.method,
             "detail": [dict(d) for d in s.detail],
             "text": s.result,
+            "words": result_words(s.result, names, s.method),
         }
     provisional = state.provisional_score() if state.phase == "cleanup" else None
     if provisional is None:
         return None
     return {
-        "words": result_words(provisional.text(), names),
         "final": False,
         "points": [float(p) for p in provisional.points],
         "winner": provisional.winner,
@@ -322,6 +323,7 @@ def _go_score(state: TableState) -> ScoreView | None:
         "method": provisional.method,
         "detail": [{k: float(v) for k, v in d.items()} for d in provisional.detail],
         "text": provisional.text(),
+        "words": result_words(provisional.text(), names, provisional.method),
     }
 
 
@@ -380,7 +382,7 @@ def go_view(
                     "captures": game.captures[p],
                     "prisoners": game.prisoners[p],
                     "in_hand": game.in_hand[p],
-                    "resigned": p in game.resigned,
+                    "resigned": p in game.resigned or p in state.resigned_in_cleanup,
                     "agreed": p in state.agreed,
                     "points": live_points[p] if counted else None,  # type: ignore[index]
                 }
@@ -395,9 +397,11 @@ def go_view(
             "over": game.over or state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
-            "result_text": result_words(state.ended.result, started.players)
-            if state.ended
-            else None,
+            "result_words": (
+                result_words(state.ended.result, started.players, state.ended.method)
+                if state.ended
+                else None
+            ),
             "paused": state.paused,
             "dead": sorted(state.dead),
             "territory": _territory(state),
@@ -538,9 +542,11 @@ def chess_view(
             "over": state.phase == "over",
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
-            "result_text": result_words(state.ended.result, started.players)
-            if state.ended
-            else None,
+            "result_words": (
+                result_words(state.ended.result, started.players, state.ended.method)
+                if state.ended
+                else None
+            ),
             "paused": state.paused,
             "clock": clock,
             "alerts": chess_alerts(state),

@@ -140,3 +140,83 @@ def refined(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
             break
         quad = snapped
     return quad
+
+
+def corner_patch_refine(
+    image: NDArray[np.uint8], quad: Corners, n: int, *, reach: int = 5
+) -> Corners:
+    """Each corner of ``quad`` moved to where the crossings near it really are, at the full
+    resolution of ``image`` (colour or grey; the grid is found on a reduced copy; lens distortion bends the
+    lines, so one homography over the board misses its corners by a fraction of a spacing).
+
+    Around each corner the ``reach`` x ``reach`` cells nearest it are seen top-down through
+    the current grid (so its lines run along the axes whatever the board's turn), every
+    crossing there is snapped to the strongest cross of dark lines within a third of a
+    spacing, a map is fitted to the ones found (RANSAC) and the corner moves to where that
+    local fit puts it. A corner with too few crossings in view stays. Positions are
+    sub-pixel (a parabola through the peak of the cross response).
+    """
+    H = homography(quad, n)
+    out = np.asarray(quad, np.float64).copy()
+    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+    if sp < 6:
+        return out
+    px = int(min(48, max(16, round(float(sp)))))  # top-view px per spacing
+    k = min(reach, n)
+    r = max(2, px // 4)
+    arm = max(3, round(px * 0.4))
+    kernel = max(3, round(px * 0.4) | 1)
+    se = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    for ci, (cx, cy) in enumerate(((0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1))):
+        c0 = 0 if cx == 0 else n - k
+        r0 = 0 if cy == 0 else n - k
+        # top view of grid columns c0-1 .. c0+k, rows r0-1 .. r0+k: grid (c, r) at
+        # ((c - c0 + 1) px, (r - r0 + 1) px)
+        side = (k + 1) * px
+        to_grid = np.array([[1 / px, 0, c0 - 1], [0, 1 / px, r0 - 1], [0, 0, 1]], np.float64)
+        m = H @ to_grid  # top-view px -> image px
+        top = cv2.warpPerspective(
+            image, m, (side + 1, side + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        )
+        if top.ndim == 3:  # only the patch is made grey, not a 12-megapixel photo
+            top = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
+        bh = cv2.subtract(cv2.morphologyEx(top, cv2.MORPH_CLOSE, se), top).astype(np.float32)
+        both = np.minimum(cv2.blur(bh, (2 * arm + 1, 1)), cv2.blur(bh, (1, 2 * arm + 1)))
+        floor = float(np.percentile(both, 60))
+        got_src, got_dst = [], []
+        for gr in range(r0, r0 + k):
+            for gc in range(c0, c0 + k):
+                xi, yi = (gc - c0 + 1) * px, (gr - r0 + 1) * px
+                win = both[yi - r : yi + r + 1, xi - r : xi + r + 1]
+                j = int(np.argmax(win))
+                dy, dx = divmod(j, win.shape[1])
+                tx, ty = xi - r + dx, yi - r + dy
+                if float(both[ty, tx]) < max(3.0, 2.0 * floor):
+                    continue
+                fx = tx + _vertex(both[ty, tx - 1 : tx + 2])
+                fy = ty + _vertex(both[ty - 1 : ty + 2, tx])
+                got_src.append((gc, gr))
+                got_dst.append(project(m, np.array([[fx, fy]], np.float64))[0])
+        if len(got_src) < 5:
+            continue
+        a, b = np.array(got_src, np.float32), np.array(got_dst, np.float32)
+        if len(got_src) >= 10:
+            Hl, inl = cv2.findHomography(a, b, cv2.RANSAC, max(1.0, sp * 0.06))
+        else:  # few crossings: an affine map (a corner's neighbourhood is nearly flat)
+            A, inl = cv2.estimateAffine2D(a, b, ransacReprojThreshold=max(1.0, sp * 0.06))
+            Hl = None if A is None else np.vstack([A, [0.0, 0.0, 1.0]])
+        if Hl is None or inl is None or int(inl.sum()) < max(5, k * k // 2):
+            continue
+        moved = project(np.asarray(Hl, np.float64), np.array([[cx, cy]], np.float64))[0]
+        if np.hypot(*(moved - out[ci])) < 0.45 * sp:
+            out[ci] = moved
+    return out
+
+
+def _vertex(v: NDArray[np.float32]) -> float:
+    """Sub-pixel offset of a peak from three samples around it (a parabola's vertex)."""
+    if len(v) < 3:
+        return 0.0
+    a, b, c = float(v[0]), float(v[1]), float(v[2])
+    den = a - 2 * b + c
+    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0

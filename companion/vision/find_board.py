@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
 from companion.vision.board_edge import board_quads
+from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
 from companion.vision.crossings import refined as _refined
@@ -59,7 +60,7 @@ GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid wit
 SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
-MIN_STANDOUT = 0.7  # share of points standing out below which a grid in an edge is no board
+MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class FoundBoard:
 
     corners: Corners
     size: int
-    score: float  # 0..1: how well lines fall on the grid, or the share of its points that stand out
+    score: float  # 0..1: how well lines fall on the grid, or a third of :func:`evidence`
     seconds: float
 
     def __repr__(self) -> str:
@@ -439,49 +440,66 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         # lattice of whatever marks its points
         edge = _from_edge(small, bh, sizes)
         if edge is not None:
-            st, quad, n, dist = edge
+            ev, quad, n, dist = edge
             if found is None or found[0] < GOOD_SCORE:
-                found = (st, quad, n)
-            elif st > standout(dist, found[1], found[2]) + (-0.02 if sharpened else 0.05):
+                found = (ev / 3, quad, n)
+            elif ev > evidence(dist, bh, found[1], found[2]) + (-0.05 if sharpened else 0.1):
                 # a fair grid of lines, but the edge's grid marks the points better (lines
                 # from a sharpened photo are trusted less: a tie goes to the edge)
-                found = (st, quad, n)
+                found = (ev / 3, quad, n)
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
     score, quad, n = found
     corners = order_corners(quad) / scale
+    corners = order_corners(_corner_refine(image, corners, n))
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
+
+
+def evidence(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n: int) -> float:
+    """How much marks a grid's points, 0..3: the share of points standing out from the
+    board's colour, how well lines fall on the grid, and the share of crossings found near
+    where it puts them. No one cue holds everywhere: stones stand high off their points in
+    an oblique photo (standout falls to chance on a full board), a full board or blur hides
+    the lines, paper boards have faint ones; a table or a cloth shows none of the three."""
+    lines = max(0.0, guess_size(bh, quad, (n,))[1])
+    _snapped, share = _refine(bh, quad, n)
+    return standout(dist, quad, n) + lines + share
 
 
 def _from_edge(
     small: Image, bh: NDArray[np.uint8], sizes: Sequence[int]
 ) -> tuple[float, Corners, int, NDArray[np.float32]] | None:
-    """The best grid centred in a board edge: (share of points standing out, corners, size,
-    distance from the board's colour), or None when no edge holds a grid that stands out."""
+    """The best grid centred in a board edge: (:func:`evidence`, corners, size, distance from
+    the board's colour), or None when no edge holds a grid with enough evidence."""
     lab = to_lab(small)
     cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
     for _solidity, edge in board_quads(small, limit=4):
         dist = distance_map(lab, margin_colour(lab, edge))
-        cands.extend((st, quad, n, dist) for st, quad, n in fit_in_edge(dist, edge, sizes))
+        cands.extend(
+            (evidence(dist, bh, quad, n), quad, n, dist)
+            for _st, quad, n in fit_in_edge(dist, edge, sizes)
+        )
     cands.sort(key=lambda c: -c[0])
     best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
-    for st, quad, n, dist in cands[:2]:
+    for ev, quad, n, dist in cands[:3]:
         # onto the lattice (lines and stones), then onto the crossings where enough show
         moved = refine_lattice(dist, quad, n)
-        st2 = standout(dist, moved, n)
-        if st2 >= st - 0.02:
-            st, quad = max(st, st2), moved
+        ev2 = evidence(dist, bh, moved, n)
+        if ev2 >= ev - 0.02:
+            ev, quad = max(ev, ev2), moved
         for _ in range(2):
             snapped, share = _refine(bh, quad, n)
             if share < SNAP_SHARE:
                 break
-            quad = snapped
-            st = max(st, standout(dist, quad, n))
-        if best is None or st > best[0]:
-            best = (st, quad, n, dist)
-    if best is None or best[0] < MIN_STANDOUT:
+            ev2 = evidence(dist, bh, snapped, n)
+            if ev2 < ev - 0.05:
+                break
+            quad, ev = snapped, max(ev, ev2)
+        if best is None or ev > best[0]:
+            best = (ev, quad, n, dist)
+    if best is None or best[0] < MIN_EVIDENCE:
         return None
     return best
 

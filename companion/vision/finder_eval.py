@@ -227,6 +227,31 @@ def render_cases(
             yield Case(f"{label} +{kind}", name, img, size, corners, r.rows)
 
 
+_FRAMES = ((1280, 960), (1280, 720), (1024, 768), (960, 1280), (1600, 1200))
+
+
+def scene_cases(seeds: Sequence[int], alterations: Sequence[str]) -> Iterator[Case]:
+    """A 3D-rendered board photo per seed (:func:`companion.vision.scene.render_scene`: size,
+    frame, board, stones, light, camera, hand and degradations all drawn from the seed), then
+    one altered copy per alteration (not ``cloth``: the scenes draw striped, checked and
+    dotted cloths of their own)."""
+    from companion.vision.scene import render_scene
+
+    for seed in seeds:
+        rng = np.random.default_rng([seed, 77])
+        size = int(rng.choice([19, 19, 13, 9]))
+        width, height = _FRAMES[int(rng.integers(0, len(_FRAMES)))]
+        sc = render_scene(seed, size=size, width=width, height=height)
+        corners = sc.corners[0]
+        name = f"seed {seed} {size}x{size}"
+        label = "scenes held out" if seed >= HELD_OUT_SEEDS else "scenes tune"
+        yield Case(label, name, sc.image, size, corners, sc.rows[0])
+        for kind in alterations:
+            if kind != "cloth":
+                img = alter(sc.image, kind, seed)
+                yield Case(f"{label} +{kind}", name, img, size, corners, sc.rows[0])
+
+
 def photo_cases(
     root: Path, sets: Sequence[str], alterations: Sequence[str], *, verify: bool = True
 ) -> Iterator[Case]:
@@ -277,10 +302,17 @@ def _read_agrees(
 
 
 def corner_error(found: Corners, truth: Corners, size: int) -> float:
-    """Worst corner distance in mean grid spacings of the truth."""
+    """Worst corner distance in mean grid spacings of the truth.
+
+    A square grid turned by a quarter is the same grid: a board seen at 45 degrees may have
+    its corners named from another one (both lists run clockwise), so the best of the four
+    turns counts.
+    """
     t = np.asarray(truth, np.float64)
+    f = np.asarray(found, np.float64)
     spacing = np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean() / (size - 1)
-    return float(np.linalg.norm(np.asarray(found) - t, axis=1).max() / spacing)
+    worst = min(float(np.linalg.norm(np.roll(f, k, axis=0) - t, axis=1).max()) for k in range(4))
+    return float(worst / spacing)
 
 
 def evaluate_case(case: Case, *, size_given: bool) -> Outcome:

@@ -40,7 +40,6 @@ from companion.errors import CalibrationError, CompanionError
 from companion.games.topology import MAX_GRID, MAX_LAYERS, MAX_SPOTS, MIN_GRID, Topology, from_spec
 from companion.limits import MB, number, parse_json, read_file
 from companion.observation import Observation
-from companion.vision.find_board import find_board, find_boards
 from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
 from companion.vision.pipeline import Reading
 from companion.vision.read_stones import (
@@ -49,7 +48,6 @@ from companion.vision.read_stones import (
     Image,
     Region,
     StoneReader,
-    estimate_offset,
 )
 
 FORMAT = "companion-vision-profile"
@@ -496,92 +494,6 @@ def load_profile(path: str | Path) -> Profile:
     p = Path(path)
     data = read_file(p, limit=MAX_PROFILE_BYTES, error=CalibrationError, what="profile")
     return read_profile(data, name=str(p))
-
-
-def calibrate(
-    image: Image,
-    *,
-    board: str = "19",
-    corners: Sequence[Sequence[Sequence[float]]] | None = None,
-    spots: Sequence[Sequence[float]] | None = None,
-    spacing: float | None = None,
-    name: str = "",
-    empty: bool | None = None,
-    layers: Sequence[int] | None = None,
-) -> Profile:
-    """Make a profile from one frame of this camera looking at this board.
-
-    Grids and stacked boards: ``corners`` is one quad per layer (left to right), or ``None`` to
-    find them. ``layers`` names the layers this camera sees when it does not see them all (a
-    stacked board watched by two cameras: one profile each; the other layers read ``?``). Maps: ``spots`` gives a pixel position per spot (hand-placed) and ``spacing`` the
-    typical distance between neighbours. ``empty`` says whether the board in ``image`` is empty,
-    so its per-spot appearance can be saved (``None``: save it only if every spot reads empty).
-    Raises :class:`BoardNotFound` or :class:`CalibrationError`.
-    """
-    topo = from_spec(board)
-    h, w = image.shape[:2]
-    regions: list[GridRegion | SpotRegion] = []
-    if topo.shape is None:
-        if spots is None or spacing is None or len(spots) != len(topo):
-            raise CalibrationError(
-                f"a map board needs one hand-placed pixel position per spot ({len(topo)}) and a spacing"
-            )
-        regions.append(
-            SpotRegion(spots=tuple((float(x), float(y)) for x, y in spots), spacing=float(spacing))
-        )
-    else:
-        count, bh, bw = topo.shape
-        seen = list(range(count)) if layers is None else [int(v) for v in layers]
-        if not seen or len(set(seen)) != len(seen) or not all(0 <= v < count for v in seen):
-            raise CalibrationError(f"layers {seen} are not distinct layers of board {board}")
-        if corners is None:
-            if bh != bw:
-                raise CalibrationError("finding a rectangular board is not supported; give corners")
-            quads = (
-                [f.corners for f in find_boards(image, count=len(seen), size=bw)]
-                if len(seen) > 1
-                else [find_board(image, size=bw).corners]
-            )
-        else:
-            if len(corners) != len(seen):
-                raise CalibrationError(f"board {board} needs {len(seen)} set(s) of corners here")
-            quads = [as_corners(c) for c in corners]
-        for layer, quad in zip(seen, quads, strict=True):
-            reg = Region.grid(quad, bw, bh)
-            off = estimate_offset(image, reg)
-            regions.append(
-                GridRegion(
-                    corners=tuple((float(x), float(y)) for x, y in quad),
-                    width=bw,
-                    height=bh,
-                    layer=layer,
-                    offset=off,
-                )
-            )
-    prof = Profile(
-        board=board,
-        image_size=(w, h),
-        regions=regions,
-        name=name,
-        created=time.strftime("%Y-%m-%dT%H:%M:%S"),
-    )
-    reader = prof.reader()
-    feats = reader.features(image)
-    obs = reader.read(image)
-    is_empty = all(s == "." for s in obs.states) if empty is None else empty
-    prof.light = {
-        "gray": round(float(np.median(feats.bg_gray)), 2),
-        "tint_r": round(float(np.median(feats.bg_tint[:, 0])), 4),
-        "tint_g": round(float(np.median(feats.bg_tint[:, 1])), 4),
-    }
-    if is_empty:  # (features are in spot_ids() order: the spots this camera sees)
-        prof.empty_gray = [float(v) for v in feats.gray]
-        prof.empty_tint = [(float(a), float(b)) for a, b in feats.tint]
-        prof.empty_patches = reader.patches(image=image)
-        prof._reader = None
-    if any(isinstance(r, GridRegion) for r in regions):
-        prof.alignment = prof.grid_alignment(image)
-    return prof
 
 
 def combine(observations: Sequence[Observation]) -> Observation:

@@ -4,7 +4,8 @@ Each blueprint does one job: :mod:`~companion.web.auth` (PIN login, CSRF, lockou
 :mod:`~companion.web.pages` (the table, setup and camera pages), :mod:`~companion.web.api`
 (state, estimate, controls), :mod:`~companion.web.archive` (stored games and downloads),
 :mod:`~companion.web.stream` (Server-Sent Events, MJPEG), :mod:`~companion.web.calibration`
-(the calibration page) and :mod:`~companion.web.chess_pages`. Every route is listed for other
+(the calibration page), :mod:`~companion.web.chess_pages` and :mod:`~companion.web.score` (a
+photo of a finished board counted). Every route is listed for other
 clients in ``docs/http.md``.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from flask import Flask, Response
 
 from companion.table.session import TableSession
-from companion.web import api, archive, auth, calibration, chess_pages, pages, stream
+from companion.web import api, archive, auth, calibration, chess_pages, pages, score, stream
 from companion.web.auth import MAX_FAILURES
 from companion.web.context import EXTENSION, WebContext
 from companion.web.stream import sse_frame
@@ -32,6 +33,7 @@ BLUEPRINTS = (
     stream.bp,
     calibration.bp,
     chess_pages.bp,
+    score.bp,
 )
 
 #: Headers on every answer: no sniffing, no framing, no referrer, scripts from this page only.
@@ -40,7 +42,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'"
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'"
     ),
 }
 

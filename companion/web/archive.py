@@ -3,7 +3,8 @@
 ``/archive`` lists the journal's games; ``/archive/<id>`` steps through one in the browser
 from ``/api/archive/<id>`` (every position); ``/archive/<id>.sgf``, ``.json`` and
 ``.events.json`` download it as SGF, as a JSON game record, or as the journal stored it. The
-chess record (``.txt``) is in :mod:`companion.web.chess_pages`.
+chess record (``.txt``) is in :mod:`companion.web.chess_pages`; the photos scored on ``/score``
+are listed under the games (:mod:`companion.web.score`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from companion.table.fold import steps
 from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
 from companion.web.context import refuse, web
+from companion.web.score import saved_summaries
 from companion.words import result_words
 
 bp = Blueprint("archive", __name__)
@@ -27,7 +29,11 @@ bp = Blueprint("archive", __name__)
 @bp.get("/archive")
 def archive_page() -> str:
     return render_template(
-        "archive.html", page="archive", games=web().table.journal.games(), said=result_words
+        "archive.html",
+        page="archive",
+        games=web().table.journal.games(),
+        saved=saved_summaries(),
+        said=result_words,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from companion.errors import CompanionError
+from companion.sources import SOURCE_FORMS
 from companion.vision.calibration_geometry import (
     calibration_initial,
     calibration_profile,
@@ -41,6 +42,7 @@ def calibrate_page() -> str:
         topology_kind=drawn["kind"],
         topology=json.dumps(drawn),
         initial=json.dumps(calibration_initial(getattr(camera, "profile", None), spec, still)),
+        source_forms=SOURCE_FORMS,
     )
 
 
@@ -62,7 +64,7 @@ def camera_still() -> Response:
 
 def _calibrate(body: Any) -> tuple[dict[str, Any], Any]:
     """The checked request and the vision profile it makes from the still frame."""
-    from companion.vision.profile import calibrate
+    from companion.vision.make_profile import calibrate
 
     camera = web().camera
     checked = calibration_profile(

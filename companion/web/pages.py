@@ -1,16 +1,22 @@
 """The table's HTML pages that only show things: the table, the setup form, the camera.
 
 The table page is drawn in the browser from ``/api/state`` and ``/events`` (``static/table.js``
-or, for a chess session, ``static/chess.js``); these routes only pick the template.
+or, for a chess session, ``static/chess.js``); these routes only pick the template. The camera
+page (``static/camera.js``) refreshes a snapshot (``/camera/frame.jpg``) after the page has
+loaded, asking ``/api/camera`` whether there is a new one: a stream in an ``<img>`` would hold
+the page's load event for as long as it runs, and the last picture stays once a source ends.
 """
 
 from __future__ import annotations
+
+import zlib
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from companion.games.rules import presets
 from companion.games.topology import bundled_maps
-from companion.web.context import web
+from companion.sources import SOURCE_FORMS
+from companion.web.context import refuse, web
 from companion.web.reach import qr_svg, share_url
 
 bp = Blueprint("pages", __name__)
@@ -18,8 +24,12 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def table_page() -> str:
-    # each kind of game names its page (the chess session's: chess.html)
-    return render_template(web().table.page_template, page="table", join_url=_join_url())
+    # each kind of game names its page (the chess session's: chess.html); the page learns its
+    # kind from the body's data-kind, so its script can tell when the table changed kind
+    table = web().table
+    return render_template(
+        table.page_template, page="table", kind=table.game_kind.name, join_url=_join_url()
+    )
 
 
 def _join_url() -> str:
@@ -47,9 +57,36 @@ def camera_page() -> str:
     return render_template(
         "camera.html",
         page="camera",
-        has_camera=web().table.frame is not None,
+        has_camera=web().camera is not None or web().table.frame is not None,
         note=getattr(web().camera, "note", ""),
+        source_forms=SOURCE_FORMS,
     )
+
+
+@bp.get("/api/camera")
+def camera_status() -> Response:
+    """Whether there is a picture (and which: ``frame`` changes with it), what the camera
+    input says, and whether its source has ended (its last picture is kept)."""
+    frame = web().table.frame
+    camera = web().camera
+    return jsonify(
+        {
+            "ok": True,
+            "picture": frame is not None,
+            "frame": zlib.crc32(frame) if frame is not None else None,
+            "note": str(getattr(camera, "note", "") or ""),
+            "ended": bool(getattr(camera, "ended", False)),
+        }
+    )
+
+
+@bp.get("/camera/frame.jpg")
+def camera_frame() -> Response:
+    """The latest annotated camera picture (the grid and what was read drawn on it)."""
+    frame = web().table.frame
+    if frame is None:
+        return refuse(404, "no camera picture yet")
+    return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/favicon.ico")

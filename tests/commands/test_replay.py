@@ -14,9 +14,7 @@ from companion.games.go import BLACK, WHITE, Move
 from companion.games.topology import from_spec, stacked
 from companion.records.json_record import write_json_record
 from companion.records.record import GameRecord
-from tests.support.paths import SHARED
-
-GAMES = SHARED / "data" / "games"
+from tests.support.paths import shared_data
 
 # 5x5: Black takes the white stone at b2, then both pass.
 CAPTURE = "(;SZ[5]RU[Chinese]KM[0.5]RE[B+2.5];B[ba];W[bb];B[ab];W[ee];B[cb];W[ed];B[bc];W[];B[])"
@@ -161,10 +159,7 @@ def test_map_json_record_final_is_spot_ids(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- real records
 def _real(rel: str) -> str:
-    path = GAMES / rel
-    if not path.exists():
-        pytest.skip("shared game records are not available")
-    return str(path)
+    return str(shared_data(f"data/games/{rel}"))
 
 
 def test_corrupt_ai_game_strict_names_move_242() -> None:

@@ -23,9 +23,8 @@ from sgfmill import boards, sgf
 from companion.commands.run import command as run
 from companion.journal import Journal
 from companion.vision.render import render_board
-from tests.support.paths import REPO, SHARED
+from tests.support.paths import REPO, shared_data
 
-GOMRADE = SHARED / "data" / "photos" / "gomrade" / "testing_sequence"
 ROOT = REPO
 
 GAME = [  # a 9x9 game, one photo per position: B E5, W C3, B G7, W C7
@@ -103,16 +102,15 @@ def test_a_second_run_of_a_recording_starts_a_new_game(
 
 
 def test_the_gomrade_sequence_is_read_into_the_journal(tmp_path: Path) -> None:
-    if not GOMRADE.is_dir():
-        pytest.skip("shared photo data is absent")
-    corners = json.loads((GOMRADE.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
+    gomrade = shared_data("data/photos/gomrade/testing_sequence")
+    corners = json.loads((gomrade.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     text = ",".join(f"{v:g}" for point in corners for v in point)
     result = CliRunner().invoke(
         run,
-        ["--source", f"dir:{GOMRADE}", "--corners", text, "--journal", str(tmp_path / "j.sqlite")],
+        ["--source", f"dir:{gomrade}", "--corners", text, "--journal", str(tmp_path / "j.sqlite")],
     )
     assert result.exit_code == 0, result.output
-    want = [" ".join(line.split()) for line in (GOMRADE / "9.txt").read_text().splitlines()]
+    want = [" ".join(line.split()) for line in (gomrade / "9.txt").read_text().splitlines()]
     assert _final_rows(result.stdout_bytes) == [w for w in want if w]
     # Photo 10 adds three stones at once: held and said, never guessed.
     assert "3 white stones appeared" in result.stderr

@@ -135,7 +135,16 @@ def test_serve_starts_a_handicap_game_and_refuses_boards_the_rules_do_not_play_o
     journal = Journal(path)
     started = journal.events()[0]
     journal.close()
-    assert started.knobs == {"handicap_stones": 5}  # type: ignore[attr-defined]
+    assert started.knobs == {"handicap_stones": 5, "placement": "fixed"}  # type: ignore[attr-defined]
+    output, path = _serve_stopped(
+        tmp_path / "free",
+        monkeypatch,
+        *("--rules", "chinese", "--board", "13", "--handicap", "3", "--placement", "free"),
+    )
+    journal = Journal(path)
+    started = journal.events()[0]
+    journal.close()
+    assert started.knobs == {"handicap_stones": 3, "placement": "free"}  # type: ignore[attr-defined]
     output, _ = _serve_stopped(tmp_path / "b", monkeypatch, "--rules", "fridgego", "--board", "19")
     assert "cannot start the game: FridgeGo is played on 9x9, not 19x19" in output
     output, _ = _serve_stopped(tmp_path / "c", monkeypatch, "--rules", "stacked", "--board", "9")

@@ -12,7 +12,7 @@ from sgfmill import sgf, sgf_moves  # type: ignore[import-untyped]
 from companion.cli import main
 from companion.errors import VisionError
 from companion.table.labels import read_label, read_labels
-from tests.support.paths import SHARED
+from tests.support.paths import shared_data
 
 
 def write_labels(folder: Path, boards: list[str]) -> None:
@@ -82,9 +82,7 @@ def test_read_label_rejects_unknown_tokens(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("folder", ["data/photos/gomrade/testing_sequence", "data/photos/imago/t1"])
 def test_track_shared_labels(folder: str) -> None:
-    path = SHARED / folder
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data(folder)
     result = CliRunner().invoke(main, ["track", f"labels:{path}"])
     assert result.exit_code == 0
     played = [m for m in moves(result.stdout) if m[1] is not None]
@@ -115,9 +113,7 @@ def test_track_photos_match_their_labels(folder: str) -> None:
     """The photo reader and the tracker together: the photos give the same SGF as their labels
     (the board is found on each photo; no corners given). imago/t1 is a board nearly as white
     as the white stones: a white stone read unknown or empty would lose moves."""
-    path = SHARED / folder
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data(folder)
     from_photos = CliRunner().invoke(main, ["track", f"dir:{path}", "--size", "19"])
     from_labels = CliRunner().invoke(main, ["track", f"labels:{path}"])
     assert from_photos.exit_code == 0, from_photos.stderr
@@ -132,9 +128,7 @@ def test_track_video_of_the_gomrade_photos(tmp_path: Path) -> None:
 
     from companion.sources import natural_key
 
-    path = SHARED / "data/photos/gomrade/testing_sequence"
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data("data/photos/gomrade/testing_sequence")
     video = tmp_path / "game.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
     for photo in sorted(path.glob("*.jpg"), key=lambda p: natural_key(p.name)):
@@ -188,3 +182,87 @@ def test_track_a_handicap_game_from_labels(tmp_path: Path) -> None:
     assert sorted(game.get_root().get("AB")) == [(2, 2), (6, 6)]
     assert moves(result.stdout) == [("w", (4, 4)), ("b", (3, 3))]
     assert "handicap: place the black stone at C3" in result.stderr
+
+
+def test_track_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
+    """``track --handicap 3 --placement free`` on a 9x9 (Chinese rules: komi 3.5): Black puts
+    three stones where Black likes, one at a time (no move is read while they go down):
+
+        after the setup       then White E5, Black D4
+        9  . . . . . . . . .
+        8  . . . . . . . . .
+        7  . . B . . . . . .
+        6  . . . . . . . . .
+        5  . . . . W . . . .
+        4  . . . B . . . . .
+        3  . . . . . . B . .
+        2  . . . . . . . . .
+        1  B . . . . . . . .
+           A B C D E F G H J
+    """
+    empty = [["."] * 9 for _ in range(9)]
+
+    def view(*stones: tuple[str, str]) -> str:
+        rows = [row[:] for row in empty]
+        for name, colour in stones:
+            col = "ABCDEFGHJ".index(name[0])
+            rows[9 - int(name[1:])][col] = colour
+        return "\n".join(" ".join(r) for r in rows)
+
+    a1, c7, g3, e5, d4 = ("A1", "B"), ("C7", "B"), ("G3", "B"), ("E5", "W"), ("D4", "B")
+    write_labels(
+        tmp_path,
+        [
+            view(),
+            view(c7),
+            view(c7, a1),
+            view(c7, a1, g3),
+            view(c7, a1, g3, e5),
+            view(c7, a1, g3, e5, d4),
+        ],
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            *("track", f"labels:{tmp_path}", "--rules", "chinese", "--size", "9"),
+            *("--handicap", "3", "--placement", "free"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    game = sgf.Sgf_game.from_string(result.stdout)
+    root = game.get_root()
+    assert sorted(root.get("AB")) == [(0, 0), (2, 6), (6, 2)]
+    assert root.get("KM") == 3.5
+    assert moves(result.stdout) == [("w", (4, 4)), ("b", (3, 3))]
+    assert "handicap: 2 of 3 black stones placed" in result.stderr
+
+
+def test_run_plays_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
+    """``run --handicap 2 --placement free`` (the whole table: journal, clock, session): the
+    two black stones put down on D4 and F6 before the first move are the setup, White moves
+    first at E5; the record printed at the end has HA, AB and White's move."""
+    empty = [["."] * 9 for _ in range(9)]
+
+    def view(*stones: tuple[str, str]) -> str:
+        rows = [row[:] for row in empty]
+        for name, colour in stones:
+            rows[9 - int(name[1:])]["ABCDEFGHJ".index(name[0])] = colour
+        return "\n".join(" ".join(r) for r in rows)
+
+    d4, f6, e5 = ("D4", "B"), ("F6", "B"), ("E5", "W")
+    (tmp_path / "labels").mkdir()
+    write_labels(tmp_path / "labels", [view(), view(d4), view(d4, f6), view(d4, f6, e5)])
+    result = CliRunner().invoke(
+        main,
+        [
+            *("run", "--source", f"labels:{tmp_path / 'labels'}", "--board", "9"),
+            *("--rules", "japanese", "--handicap", "2", "--placement", "free"),
+            *("--journal", str(tmp_path / "j.sqlite")),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    game = sgf.Sgf_game.from_string(result.stdout)
+    root = game.get_root()
+    assert root.get("HA") == 2 and root.get("KM") == 0.5
+    assert sorted(root.get("AB")) == [(3, 3), (5, 5)]
+    assert moves(result.stdout) == [("w", (4, 4))]

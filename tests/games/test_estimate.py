@@ -226,6 +226,8 @@ def test_an_open_point_on_a_border_does_not_turn_a_territory_neutral(rules: str)
     est = estimate(game)
     # The gap is named: dame to fill (nobody owns it firmly) or a boundary to close.
     assert names["g"] in est.dame or names["g"] in est.boundary
+    assert names["g"] in est.fill or names["g"] in est.boundary  # named as a border point
+    assert est.fill <= est.dame
     territory = [d["territory"] for d in est.score.detail]
     assert territory == _territory_on_the_map(game, est)  # the count is the map's count
     assert territory[BLACK] >= 26  # the bottom is Black's, at most the point behind the gap

@@ -119,7 +119,7 @@ def test_first_capture_the_first_capture_wins() -> None:
     assert (game.result.winner, game.result.method, game.result.text()) == (
         BLACK,
         "first capture",
-        "B+0",
+        "B+",  # SGF: a win with no score
     )
 
 

@@ -25,7 +25,7 @@ from companion.cli import main
 from companion.errors import HubError, JournalError
 from companion.hub import topics
 from companion.hub.app import create_app
-from companion.hub.broker import Mosquitto, find_mosquitto
+from companion.hub.broker import Mosquitto
 from companion.hub.hub import Hub, HubUpdate
 from companion.hub.publisher import (
     PublishConfig,
@@ -36,11 +36,10 @@ from companion.hub.publisher import (
 from companion.records.json_record import read_json_record
 from companion.records.sgf import read_sgf
 from companion.table import intents as it
-from tests.support.hub_tables import Table, caught_up, hub_for, publisher
+from tests.support.hub_tables import Table, caught_up, hub_for, needs_broker, publisher
 from tests.support.paths import REPO
 
 ROOT = REPO
-needs_broker = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed")
 
 
 # --- topics and payloads ----------------------------------------------------------------------

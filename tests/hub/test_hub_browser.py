@@ -10,21 +10,19 @@ from typing import Any
 
 import pytest
 
-from companion.hub.broker import Mosquitto, find_mosquitto
+from companion.hub.app import create_app
+from companion.hub.broker import Mosquitto
+from companion.hub.hub import Hub
+from tests.support.browsing import needs_chromium
+from tests.support.hub_tables import Table, needs_broker, publisher
+from tests.support.serving import served_app
 
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.broker,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
-    pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed"),
+    needs_chromium,
+    needs_broker,
 ]
-playwright = pytest.importorskip("playwright.sync_api")
-
-from companion.hub.app import create_app  # noqa: E402
-from companion.hub.hub import Hub  # noqa: E402
-from tests.support.hub_tables import Table, publisher  # noqa: E402
-from tests.support.serving import served_app  # noqa: E402
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from companion.games.beyond_chess import cell, traditional
 from companion.games.beyond_chess_notation import parse_turn, position_text
 from companion.hub import topics
 from companion.hub.app import create_app
-from companion.hub.broker import Mosquitto, find_mosquitto
+from companion.hub.broker import Mosquitto
 from companion.hub.hub import Hub
 from companion.hub.publisher import start_publisher
 from companion.journal import Journal
@@ -32,11 +33,10 @@ from companion.records.chess_record import read_record, replay
 from companion.table.records import CHESS_FORMAT as FORMAT
 from companion.table.records import chess_record_file
 from companion.table.session import Table
+from tests.support.browsing import chromium, needs_chromium
 from tests.support.clock import HandClock
 from tests.support.hub_tables import Table as GoTable
-from tests.support.hub_tables import caught_up, hub_for, publisher
-
-needs_broker = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed")
+from tests.support.hub_tables import caught_up, hub_for, needs_broker, publisher
 
 #: Fool's mate, Beyond Chess style: the squares shift, black mates on turn 4.
 MATE = ("f2f3", "e7e5/a6[-1,5]", "g2g4/h3i3", "d8h4/[-1,5]a6")
@@ -338,26 +338,20 @@ def test_the_hub_page_shows_the_chess_table_read_only(tmp_path: Path) -> None:
 
 # --- in a browser (optional: Debian's chromium) -----------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+@needs_chromium
 @needs_broker
 def test_the_wall_and_the_table_page_draw_the_chess_board(
     broker: Mosquitto,
     tmp_path: Path,
+    serve: Callable[..., str],
 ) -> None:
     """The wall shows a Go and a chess table; a turn at the chess table reaches it; the chess
     table's own hub page has the board, the move list and no controls. Screenshots go to
     ``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person to look at."""
     import os
     import tempfile
-    import threading
-
-    from waitress.server import create_server
-
-    sync_api = pytest.importorskip("playwright.sync_api")
 
     shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="hub-chess-"))
     go = GoTable(tmp_path / "go.sqlite", seed=1, players=["Cy", "Di"])
@@ -372,21 +366,15 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
         start_publisher(t.table, {"broker": broker.address, "table": "board-2"}),
     ]
     hub = hub_for(broker, "hub-browser-chess")
-    server = create_server(create_app(hub), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.effective_port}"
+    url = serve(create_app(hub))
     errors: list[str] = []
     try:
         assert hub.wait_for(lambda h: caught_up(h, "board-2", t), 10)
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=str(CHROMIUM),
-                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-            )
+        with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.on("pageerror", lambda e: errors.append(str(e)))
-            expect = sync_api.expect
+            from playwright.sync_api import expect
+
             page.goto(url + "/")
             card = page.locator("#card-board-2")
             expect(card.locator("svg.chess-board text.piece")).to_have_count(32, timeout=8000)
@@ -410,10 +398,7 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
             expect(page.locator("#board .check")).to_have_count(0)  # over: no check ring
             assert page.locator("button, form").count() == 0  # read-only
             page.screenshot(path=str(shots / "hub-table-chess.png"))
-            browser.close()
     finally:
-        server.close()
-        thread.join(5)
         hub.stop()
         for pub in pubs:
             pub.stop()

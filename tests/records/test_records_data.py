@@ -15,9 +15,8 @@ from sgfmill import boards, sgf, sgf_moves
 
 from companion.games.go import BLACK, EMPTY, WHITE
 from companion.records.sgf import read_sgf
-from tests.support.paths import SHARED
+from tests.support.paths import shared_data
 
-GAMES = SHARED / "data" / "games"
 SETS = ("ogs/9x9", "ogs/19x19", "ai")
 
 
@@ -43,9 +42,7 @@ def _peer(data: bytes) -> tuple[list[int], list[int], int]:
 
 
 def _files(folder: str) -> list[Path]:
-    if not GAMES.is_dir():
-        pytest.skip("shared game records are not available")
-    files = sorted((GAMES / folder).glob("*.sgf"))
+    files = sorted(shared_data(f"data/games/{folder}").glob("*.sgf"))
     if not files:
         pytest.skip(f"no records in {folder}")
     return files
@@ -75,9 +72,7 @@ def test_real_games_replay_like_sgfmill(folder: str) -> None:
 
 
 def test_broken_record_strict_and_tolerant() -> None:
-    path = GAMES / "broken" / "corrupt-ai-game.sgf"
-    if not path.exists():
-        pytest.skip("shared game records are not available")
+    path = shared_data("data/games/broken/corrupt-ai-game.sgf")
     record = read_sgf(path.read_bytes())
     game, problems = record.to_game()
     assert [(p.move, p.reason) for p in problems] == [(242, "occupied")]

@@ -21,16 +21,12 @@ from companion.runtime import ObservationLoop
 from companion.runtime.frames import FrameInput
 from companion.sources import open_source
 from companion.table.session import TableSession
-from tests.support.paths import SHARED
-
-SEQUENCE = SHARED / "data" / "photos" / "gomrade" / "testing_sequence"
+from tests.support.paths import shared_data
 
 
 @pytest.fixture
 def sequence() -> Path:
-    if not SEQUENCE.is_dir():
-        pytest.skip("shared photo data is absent")
-    return SEQUENCE
+    return shared_data("data/photos/gomrade/testing_sequence")
 
 
 def _label(path: Path) -> list[str]:

@@ -6,13 +6,18 @@ import random
 from pathlib import Path
 from typing import Protocol
 
+import pytest
+
 from companion.games.playout import random_move
-from companion.hub.broker import Mosquitto
+from companion.hub.broker import Mosquitto, find_mosquitto
 from companion.hub.hub import Hub
 from companion.hub.publisher import TablePublisher, start_publisher
 from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.session import TableSession
+
+#: Mark for a test that needs Debian's mosquitto (skips without it; a skip fails in CI).
+needs_broker = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed")
 
 
 class HasJournal(Protocol):

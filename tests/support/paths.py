@@ -10,3 +10,13 @@ REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
 #: The shared data (rule sheets, labelled photos, real game records), beside the repository.
 SHARED = REPO.parent / "shared"
+
+
+def shared_data(relative: str) -> Path:
+    """``../shared/<relative>``, or a skip when it is absent (a failure in CI, see ci_skips)."""
+    import pytest
+
+    path = SHARED / relative
+    if not path.exists():
+        pytest.skip(f"the shared data {path} is absent")
+    return path

@@ -182,3 +182,84 @@ def test_fixed_placement_needs_star_points_and_komi_follows_the_rules() -> None:
     assert own.knobs.komi == 0
     names = sorted(chinese.spot_name(s) for s in handicap.star_points(chinese, 4))
     assert names == ["D16", "D4", "Q16", "Q4"]
+
+
+#: White's komi in a handicap game of N stones, per rule set (the module docstring's reading).
+KOMI = {
+    "chinese": lambda n: 0.5 + n,  # area scoring: one point back per handicap stone
+    "japanese": lambda n: 0.5,  # territory: the stones count nothing
+    "club": lambda n: 0.5,
+    "fridge": lambda n: float(n),  # no komi, no half point: a tie stays possible
+}
+
+#: The star points a fixed handicap takes, by board, in the usual order (the first N).
+STARS = {
+    9: ["G7", "C3", "G3", "C7", "E5"],  # 5 at most on a 9x9 is usual; 6-9 use the sides
+    13: ["K10", "D4", "K4", "D10", "G7"],
+    19: ["Q16", "D4", "Q4", "D16", "K10"],
+}
+
+NINE_ON_13 = """
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+    . . . X . . X . . X . . .
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+    . . . X . . X . . X . . .
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+    . . . X . . X . . X . . .
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+    . . . . . . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize(
+    ("rules", "size"),
+    [(r, n) for r in ("chinese", "japanese", "club") for n in (9, 13, 19)] + [("fridge", 9)],
+)
+@pytest.mark.parametrize("stones", range(2, 10))
+def test_fixed_placement_on_every_star_board_and_komi_per_rule_set(
+    rules: str, size: int, stones: int
+) -> None:
+    """Every rule set puts a fixed handicap on the same star points (the first five in the
+    usual order: upper right, lower left, lower right, upper left, centre, here in GTP names;
+    six to nine add the sides), White moves first, and the komi is the rule set's."""
+    game = TableState.build_game(
+        ev.GameStarted(rules=rules, topology=str(size), knobs={"handicap_stones": stones})
+    )
+    black = {game.spot_name(s) for s, c in enumerate(game.board) if c == BLACK}
+    assert len(black) == stones and game.to_move == 1 and not game.moves
+    assert set(STARS[size][: min(stones, 4)]) <= black
+    if stones in (5, 7, 9):
+        assert STARS[size][4] in black  # the centre, for an odd number from 5
+    elif stones > 4:
+        assert STARS[size][4] not in black
+    assert game.knobs.komi == KOMI[rules](stones)
+
+
+def test_nine_stones_on_13x13_are_every_star_point() -> None:
+    game = TableState.build_game(
+        ev.GameStarted(rules="japanese", topology="13", knobs={"handicap_stones": 9})
+    )
+    rows = [r.replace("B", "X") for r in game.rows()]
+    assert rows == [" ".join(line.split()) for line in NINE_ON_13.strip().splitlines()]
+
+
+def test_a_fridgego_handicap_comes_out_of_the_forty_and_stacked_boards_take_none() -> None:
+    fridge = TableState.build_game(
+        ev.GameStarted(rules="fridge", topology="9", knobs={"handicap_stones": 4})
+    )
+    assert fridge.in_hand == [36, 40] and fridge.knobs.komi == 4.0
+    with pytest.raises(ValueError, match="9x9, 13x13 or 19x19"):
+        TableState.build_game(
+            ev.GameStarted(rules="stacked", topology="2x9x9", knobs={"handicap_stones": 2})
+        )
+    with pytest.raises(ValueError, match="grid board"):  # no free placement either
+        TableState.build_game(
+            ev.GameStarted(
+                rules="stacked", topology="2x9x9", knobs={"handicap_stones": 2, "placement": "free"}
+            )
+        )

@@ -94,3 +94,122 @@ def test_sgfmill_opens_the_sgf_of_every_way_a_game_goes(tmp_path: Path) -> None:
         game_record(table.journal.events(3), game_id=3).text.encode()
     ).get_root()
     assert root.get("HA") == 9 and len(root.get("AB")) == 9 and root.get("KM") == 9.5
+
+
+# ------------------------------------------------------------------ sgfmill opens every SGF
+def _sgfmill_final_board(text: str) -> tuple[int, list[str]]:
+    """sgfmill's own replay of an SGF (setup, then every move on its board): the board size
+    and the final rows, top row first, ``B``/``W``/``.`` (sgfmill counts rows from the
+    bottom)."""
+    from sgfmill import sgf_moves
+
+    game = sgfmill.sgf.Sgf_game.from_bytes(text.encode("utf-8"))
+    board, plays = sgf_moves.get_setup_and_moves(game)
+    for colour, point in plays:
+        if point is not None:
+            board.play(point[0], point[1], colour)
+    size = game.get_size()
+    rows = []
+    for row in range(size - 1, -1, -1):
+        rows.append(
+            " ".join({"b": "B", "w": "W", None: "."}[board.get(row, col)] for col in range(size))
+        )
+    return size, rows
+
+
+def _scenes(table: TableSession) -> list[str]:
+    """Every way a table writes an SGF, one game each; returns what each game is."""
+
+    def play(*names: str) -> None:
+        game = table.state.game
+        assert game is not None
+        for name in names:
+            table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+
+    scenes = []
+    # 1. Fixed handicap (HA, AB on star points), Japanese, resigned by Black out of turn.
+    table.start_game("japanese", "19", knobs={"handicap_stones": 5})
+    play("R3", "Q3", "R4")
+    table.control("resign", player=0)
+    scenes.append("fixed handicap, resigned")
+    # 2. Free handicap: the three stones seen before the first move, Chinese 9x9.
+    table.start_game("chinese", "9", knobs={"handicap_stones": 3, "placement": "free"})
+    game = table.state.game
+    assert game is not None
+    table.apply(it.SetupIntent(tuple(game.parse_spot(n) for n in ("A1", "E5", "J9"))))
+    play("C3", "D4")
+    scenes.append("free handicap")
+    # 3. Counted with a dead stone and territory (TB/TW), a capture on the way (5x5).
+    table.start_game("chinese", "5")
+    play("B1", "C1", "B2", "C2", "B3", "C3", "B4", "C4", "B5", "C5", "A5", "A1")
+    table.apply(it.PassIntent(0))
+    table.apply(it.PassIntent(1))
+    game = table.state.game
+    assert game is not None
+    table.control("mark", spot=game.parse_spot("A1"))
+    table.control("agree", player=0)
+    table.control("agree", player=1)
+    scenes.append("counted, dead stone, TB/TW")
+    # 4. Club rules: passes (pass stones), play on after a dispute, then counted.
+    table.start_game("club", "9")
+    play("E5", "D5")
+    table.apply(it.PassIntent(0))
+    table.apply(it.PassIntent(1))
+    table.control("play_on")
+    play("E4", "D4")
+    scenes.append("club, play on")
+    # 5. FridgeGo: Black's A8 takes its own two pieces off (the sheet allows it):
+    #        9  B W .          9  . W .
+    #        8  + W .   ->     8  . W .      (+ = Black's A8; E5 and E4 elsewhere)
+    #        7  W . .          7  W . .
+    table.start_game("fridge", "9")
+    play("A9", "B9", "E5", "B8", "E4", "A7", "A8")
+    game = table.state.game
+    assert game is not None and game.board[game.parse_spot("A9")] == -1
+    scenes.append("FridgeGo self-capture")
+    # 6. First Capture won by a capture; 7. a 25x25 board.
+    table.start_game("first-capture", "9")
+    play("E5", "E6", "D6", "A1", "F6", "A2", "E7")  # Black's E7 takes E6: the first capture
+    scenes.append("First Capture")
+    table.start_game("chinese", "25")
+    play("Z25", "A1", "Y24")
+    scenes.append("25x25")
+    return scenes
+
+
+def test_sgfmill_replays_every_sgf_the_table_writes_to_the_same_board(tmp_path: Path) -> None:
+    """Issue 13: Sabaki and sgfmill open every SGF we write. Each writer path (the archive's
+    record, the ``.sgf`` download, a saved file) for every way a game goes is opened by
+    sgfmill, which replays it on its own board to the position our engine has."""
+    from companion.records.files import save_record
+    from companion.table.records import game_record as go_record
+    from companion.table.records import go_record_file
+    from companion.table.state import TableState
+    from companion.web.app import create_app
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    scenes = _scenes(table)
+    client = create_app(table, pin="424242").test_client()
+    for game_id, scene in enumerate(scenes, start=1):
+        events = table.journal.events(game_id)
+        state = TableState(game_id=game_id)
+        for event in events:
+            state.apply(event)
+        game = state.game
+        assert game is not None
+        texts = {
+            "record": go_record_file(events, game_id=game_id).text,
+            "download": client.get(f"/archive/{game_id}.sgf").get_data(as_text=True),
+        }
+        saved = tmp_path / f"{game_id}.sgf"
+        save_record(go_record(events), saved)
+        texts["saved"] = saved.read_text(encoding="utf-8")
+        for path, text in texts.items():
+            size, rows = _sgfmill_final_board(text)
+            assert rows == game.rows(), f"{scene} ({path}): sgfmill's board differs"
+            assert size == len(game.rows())
+            root = sgfmill.sgf.Sgf_game.from_bytes(text.encode("utf-8")).get_root()
+            if state.ended is not None:
+                assert root.get("RE") == state.ended.result, scene
+    ended = [table.journal.games()[i].result for i in range(len(scenes))]
+    assert sorted(r for r in ended if r) == ["B+", "W+12.5", "W+R"], ended

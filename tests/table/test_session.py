@@ -497,3 +497,121 @@ def test_a_stone_read_for_the_last_game_is_not_played_into_a_new_one(table: Tabl
     assert game is not None and game.moves == []
     table.apply(it.PlayIntent(spot(table, "C3"), 0), game_id=table.state.game_id)
     assert [m.spot for m in game.moves] == [spot(table, "C3")]
+
+
+def _three_way_cleanup(table: TableSession) -> None:
+    """GoBeyond, three players on 7x7 (Ann B, Bob W, Cy R), every economy setting the sheet's
+    usual; after the passes the board is
+
+        7  . B . . . . .      Ann: A7 is hers (1 spot)
+        6  B . . W . . .
+        5  . . . W . . .
+        4  . . B W . . .
+        3  . . B W . R R      Cy: F1 G1 F2 G2 are his (4 spots)
+        2  . . . . R . .
+        1  . . . . R . .
+           A B C D E F G
+
+    and the count stands Cy R+30 (Ann 174, Bob 160, Cy 204)."""
+    table.start_game("gobeyond", "7", players=["Ann", "Bob", "Cy"])
+    play(table, "A6", "D4", "E1", "B7", "D3", "E2", "C4", "D5", "F3", "C3", "D6", "G3")
+    for player in (0, 1, 2, 0):  # every player passes, then the confirming pass
+        table.control("pass", player=player)
+    assert table.state.phase == "cleanup"
+    score = table.state.provisional_score()
+    assert score is not None and score.text() == "R+30"
+
+
+def test_a_resignation_during_a_three_player_cleanup_leaves_the_rest_counting(
+    table: TableSession,
+) -> None:
+    """Issue 13: Cy cannot agree with the count and resigns (the sheet's remedy). Cleanup goes
+    on between Ann and Bob; Cy's corner is nobody's now and Cy cannot win: Ann 174, Bob 160,
+    Cy 164 (his live points only): B+14. Ann's agreement, given before, is asked again."""
+    _three_way_cleanup(table)
+    table.control("agree", player=0)
+    assert [e.type for e in table.control("resign", player=2)] == ["Resigned"]
+    assert table.state.phase == "cleanup" and table.state.agreed == set()
+    with pytest.raises(IllegalMove):
+        table.control("agree", player=2)  # Cy has left the game
+    with pytest.raises(IllegalMove):
+        table.control("undo")  # back to play would quietly bring Cy back
+    assert [e.type for e in table.control("agree", player=1)] == ["PlayerAgreed"]
+    stored = table.control("agree", player=0)
+    assert [e.type for e in stored] == ["PlayerAgreed", "Scored", "GameEnded"]
+    assert stored[1].points == (174.0, 160.0, 164.0)  # type: ignore[attr-defined]
+    assert table.state.ended is not None and table.state.ended.result == "B+14"
+    again = TableSession.resume(table.journal, clock=table._now, suggest=False)
+    assert again.state.ended is not None and again.state.ended.result == "B+14"
+
+
+def test_two_resignations_during_a_three_player_cleanup_leave_the_last_player_the_winner(
+    table: TableSession,
+) -> None:
+    _three_way_cleanup(table)
+    table.control("resign", player=2)
+    stored = table.control("resign", player=0)  # Ann resigns too: Bob is the one left
+    assert [e.type for e in stored] == ["Resigned", "GameEnded"]
+    assert table.state.ended is not None and table.state.ended.result == "W+R"
+
+
+def test_playing_on_after_a_resignation_in_cleanup_leaves_the_resigner_out(
+    table: TableSession,
+) -> None:
+    """Cy resigns during cleanup, then Ann and Bob play on: Ann passed last, so the turns go
+    Bob, Ann, Bob (Cy's turn comes no more)."""
+    _three_way_cleanup(table)
+    table.control("resign", player=2)
+    table.control("play_on")
+    game = table.state.game
+    assert game is not None and table.state.phase == "play"
+    assert game.active_players == [0, 1]
+    movers = []
+    for name in ("A1", "B1", "A2"):
+        movers.append(game.to_move)
+        play(table, name)
+    assert movers == [1, 0, 1]
+
+
+def test_a_first_capture_game_passed_out_reads_as_a_draw(table: TableSession) -> None:
+    """First Capture on 9x9: nobody captures and both pass. The records write "0"; the page
+    says "a draw" (the result line, the turn line and the event's words).
+
+        9  . . . . . . . . .
+        8  . . B W . . . . .
+        7  . . . . . . . . .      (rows 6 to 1 empty)
+           A B C D E F G H J
+    """
+    from companion.words import words
+
+    table.start_game("first-capture", "9")
+    play(table, "C8", "D8")
+    table.control("pass", player=0)
+    stored = table.control("pass", player=1)
+    ended = stored[-1]
+    assert isinstance(ended, ev.GameEnded) and (ended.result, ended.method) == ("0", "draw")
+    view = table.view()
+    assert view["result"] == "0" and view["result_words"] == "a draw"
+    assert words(ended) == "game over: a draw (draw)"
+
+
+def test_a_three_way_tie_reads_as_a_tie(table: TableSession) -> None:
+    """GoBeyond, three players, nobody places a stone: each has the starting 200 points. The
+    sheet's "earlier player loses" names no single winner among three: a tie, not "R+0"."""
+    table.start_game("gobeyond", "5", players=["Ann", "Bob", "Cy"])
+    for player in (0, 1, 2, 0):
+        table.control("pass", player=player)
+    assert table.state.phase == "cleanup"
+    view = table.view()
+    assert view["score"]["text"] == "0" and view["score"]["words"] == "a tie"
+    for player in (0, 1, 2):
+        table.control("agree", player=player)
+    view = table.view()
+    assert view["result"] == "0" and view["result_words"] == "a tie"
+    assert view["score"]["final"] and view["score"]["words"] == "a tie"
+
+
+def test_a_player_who_resigned_during_cleanup_is_shown_resigned(table: TableSession) -> None:
+    _three_way_cleanup(table)
+    table.control("resign", player=2)
+    assert [p["resigned"] for p in table.view()["players"]] == [False, False, True]

@@ -26,7 +26,7 @@ from companion.table.intents import (
 )
 from companion.table.labels import read_labels
 from companion.table.tracker import Tracker, apply_intent
-from tests.support.paths import SHARED
+from tests.support.paths import shared_data
 
 FPS = 30
 STILL = 0.2
@@ -522,9 +522,7 @@ def test_label_sequences_give_the_moves_the_labels_imply(folder: str) -> None:
     """Each label file held for 0.5 s as a perfect observation: after each file the game's
     board is the labelled board, the plays of that step are exactly the new stones, and the
     stones captured are exactly the stones that vanished."""
-    path = SHARED / folder
-    if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+    path = shared_data(folder)
     labels = read_labels(path)
     size = round(len(labels[0][1]) ** 0.5)
     game = new_game("chinese", grid(size))

@@ -149,3 +149,39 @@ def test_read_without_board_exits_non_zero(tmp_path: object) -> None:
     assert res.exit_code != 0
     assert "no board" in res.output
     assert "Traceback" not in res.output
+
+
+def test_corner_error_names_the_same_grid_from_any_corner() -> None:
+    """A board seen at 45 degrees may have its corners listed from another one."""
+    truth = np.array([[100.0, 0.0], [200.0, 100.0], [100.0, 200.0], [0.0, 100.0]])
+    turned = np.roll(truth, 1, axis=0)
+    assert corner_error(turned, truth, 9) == 0.0
+    assert corner_error(truth + np.array([3.0, 0.0]), truth, 9) == pytest.approx(
+        3.0 / (141.42 / 8), 1e-3
+    )
+
+
+def test_corners_refined_at_full_resolution_to_a_fraction_of_a_pixel() -> None:
+    """Corners a sixth of a spacing off (a grid fitted on a reduced copy) come back sub-pixel."""
+    from companion.vision.crossings import corner_patch_refine
+
+    rows = random_position(19, stones=0.3, seed=11)
+    r = render_board(rows, size=19, tilt=15, rotate=30, fill=0.8, seed=11, noise=1.0)
+    truth = r.corners[0]
+    spacing = np.linalg.norm(truth[1] - truth[0]) / 18
+    rng = np.random.default_rng(1)
+    off = truth + rng.uniform(-1, 1, (4, 2)) * spacing / 6
+    refined = corner_patch_refine(r.image, off, 19)
+    assert corner_error(off, truth, 19) > 0.1
+    assert corner_error(refined, truth, 19) < 0.05
+
+
+def test_table_without_a_grid_is_not_a_board() -> None:
+    """A board-coloured rectangle with a few stray strokes on a striped cloth: an edge, some
+    lines, but not a grid (the evidence stays under the bar)."""
+    image = cloth((720, 1280), 4)
+    cv2.rectangle(image, (300, 150), (900, 600), (120, 180, 220), -1)
+    cv2.line(image, (350, 200), (850, 210), (40, 40, 40), 2)
+    cv2.line(image, (400, 180), (420, 580), (40, 40, 40), 2)
+    with pytest.raises(BoardNotFound):
+        find_board(image)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from companion.errors import CalibrationError
-from companion.vision.profile import calibrate, load_profile, parse_profile
+from companion.vision.make_profile import calibrate
+from companion.vision.profile import load_profile, parse_profile
 from companion.vision.render import random_position, render_board
 from tests.support.paths import REPO
 

@@ -14,18 +14,17 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from companion.journal import Journal
+from companion.table import intents as it
+from companion.table.session import TableSession
+from companion.web.app import create_app
+from tests.support.browsing import needs_chromium
+from tests.support.serving import served_app
+
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+    needs_chromium,
 ]
-playwright = pytest.importorskip("playwright.sync_api")
-
-from companion.journal import Journal  # noqa: E402
-from companion.table import intents as it  # noqa: E402
-from companion.table.session import TableSession  # noqa: E402
-from companion.web.app import create_app  # noqa: E402
-from tests.support.serving import served_app  # noqa: E402
 
 PIN = "135790"
 SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
@@ -48,6 +47,7 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     page.wait_for_selector(".status.live", timeout=5000)
     assert page.locator("circle.hit").count() == 81
     assert "Ann" in page.inner_text("#clocks") and "10:00" in page.inner_text("#clocks")
+    assert "then 5 x 30 s" in page.inner_text("#clocks")  # byo-yomi: periods x their length
     e5 = table.state.game.parse_spot("E5")
     start = time.monotonic()
     table.apply(it.PlayIntent(e5, 0))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from companion.vision.geometry import homography, project
 from companion.vision.profile import GridRegion, SpotRegion, load_profile
 from companion.vision.render import Rendered, render_board
 from companion.web.app import create_app
+from tests.support.browsing import chromium, needs_chromium
 
 PIN = "246810"
 
@@ -276,22 +278,17 @@ def test_a_grid_still_takes_four_corners() -> None:
 
 
 # ---------------------------------------------------------------------------------- browser
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+@needs_chromium
 def test_browser_fits_a_map_drags_a_spot_and_saves(
-    tmp_path: Path, torus: tuple[Rendered, dict[str, list[float]]]
+    tmp_path: Path, torus: tuple[Rendered, dict[str, list[float]]], serve: Callable[..., str]
 ) -> None:
     """In chromium: fit the map with its four handles, drag one spot off its stone (the read
     loses the stone) and back on, save; the saved profile has the spot where it was dropped."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     import os
     import tempfile
-    import threading
-
-    from waitress.server import create_server
 
     r, spots = torus
     table = TableSession(Journal(tmp_path / "j.sqlite"))
@@ -299,10 +296,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     camera = FrameInput("dir:nowhere", board="torus-9")
     camera.still = r.image
     app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.effective_port}"
+    url = serve(app, threads=4)
     shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="shots-"))
     topo = from_spec("torus-9")
     # where the map's box corners (half a spacing round the spots) belong in the picture
@@ -310,11 +304,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     box = project(H, np.array([[-0.5, -0.5], [8.5, -0.5], [8.5, 8.5], [-0.5, 8.5]]))
     errors: list[str] = []
     try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=str(CHROMIUM),
-                args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-            )
+        with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url + "/login")
@@ -363,10 +353,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
             page.click("#calib-form button[type=submit]")
             result.locator("text=saved").wait_for(timeout=5000)
             page.screenshot(path=str(shots / "calibrate-map.png"), full_page=True)
-            browser.close()
     finally:
-        server.close()
-        thread.join(5)
         table.journal.close()
     assert not errors, errors
     profile = load_profile(tmp_path / "calibration" / "torus-table.json")

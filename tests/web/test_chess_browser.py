@@ -13,24 +13,20 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed"),
-]
-playwright = pytest.importorskip("playwright.sync_api")
-
-from companion.games.beyond_chess import cell_name  # noqa: E402
-from companion.games.beyond_chess_notation import (  # noqa: E402
+from companion.games.beyond_chess import cell_name
+from companion.games.beyond_chess_notation import (
     parse_diagram,
     parse_turn,
     position_text,
     turn_text,
 )
-from companion.journal import Journal  # noqa: E402
-from companion.table.session import Table  # noqa: E402
-from companion.web.app import create_app  # noqa: E402
-from tests.support.serving import served_app  # noqa: E402
+from companion.journal import Journal
+from companion.table.session import Table
+from companion.web.app import create_app
+from tests.support.browsing import chromium, needs_chromium
+from tests.support.serving import served_app
+
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 PIN = "246802"
 SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
@@ -67,11 +63,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Table]]:
 
 def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
     url, table = served
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -101,7 +93,6 @@ def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
         page.wait_for_selector("#moves td.latest:text-is('a7b8=N/h3i3')")
         page.screenshot(path=str(SHOTS / "chess-table.png"))
         assert table.state.game.move_stack[-1] == parse_turn("a7b8=N/h3i3")
-        browser.close()
         assert not errors, errors
 
 

@@ -112,7 +112,7 @@ import { liveStream, showStatus } from "./live.js";
     if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
     drawBoard();
     let turn;
-    if (state.result) turn = `Game over: ${esc(state.result_text || state.result)} <div class="muted">${esc(state.result_method)}</div>`;
+    if (state.result) turn = `Game over: ${esc(state.result_words || state.result)} <div class="muted">${esc(state.result_method)}</div>`;
     else {
       const p = state.to_move;
       turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
@@ -147,7 +147,7 @@ import { liveStream, showStatus } from "./live.js";
   function feed(event) { addToFeed($("feed"), event); }
 
   function setState(s) {
-    if (s.kind !== "chess" && s.phase !== "none") { window.location.reload(); return; }  // a Go game now
+    if (companion.otherKind(s)) { window.location.reload(); return; }  // the table changed kind
     state = s;
     if (s.clock !== undefined) { clock = s.clock; clockAt = performance.now(); }
     render();

@@ -10,9 +10,11 @@ export function clockFace(clock, p, since, unit = "stones") {
   const running = clock.running && clock.current === p;
   const left = f.countdown - (running ? (performance.now() - since) / 1000 : 0);
   let text = clockText(left), extra = "";
-  if (f.overtime && f.periods) extra = `byo-yomi: ${f.periods} × ${clockText(f.period)}`;
+  // Byo-yomi: periods left times their length ("3 x 30 s"), as the clock's own text says it.
+  const periods = f.periods_text || (f.periods ? `${f.periods} periods` : "");
+  if (f.overtime && f.periods) extra = `byo-yomi: ${periods}`;
   else if (f.overtime && f.stones) extra = `${f.stones} ${unit} to play`;
-  else if (f.periods) extra = `then ${f.periods} periods`;
+  else if (f.periods) extra = `then ${periods}`;
   if (clock.flagged === p) { text = "0:00"; extra = "time ran out"; }
   return { text, extra, running, low: left <= 10 };
 }

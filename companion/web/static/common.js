@@ -17,4 +17,11 @@ export async function post(url, body) {
 
 export function control(action, body) { return post("/api/control/" + action, body); }
 
+// The kind of game this page draws (the server's KINDS entry, on the body's data-kind).
+export function pageKind() { return document.body.dataset.kind || ""; }
+
+// Whether the state is of a game this page does not draw (the table changed kind: reload
+// to get that kind's page). A state with no game fits any page.
+export function otherKind(s) { return s.phase !== "none" && !!s.kind && s.kind !== pageKind(); }
+
 localDates();

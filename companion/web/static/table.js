@@ -35,7 +35,7 @@ import { liveStream, showStatus } from "./live.js";
 
   function renderScore() {
     const box = $("score"), s = state.score;
-    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(state.result_text || state.result)} (${escapeHtml(state.result_method)})</div>` : ""; return; }
+    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(state.result_words || state.result)} (${escapeHtml(state.result_method)})</div>` : ""; return; }
     const rows = s.points.map((pts, p) => {
       const d = s.detail[p] || {};
       const parts = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
@@ -73,6 +73,7 @@ import { liveStream, showStatus } from "./live.js";
     if (!sg) return state.suggesting ? `<p class="muted suggesting">Working out a suggestion…</p>` : "";
     const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
     let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result)} if confirmed): check them.</p>`;
+    if (sg.borders_text) out += `<p class="borders-line">${escapeHtml(sg.borders_text)}</p>`;
     if (sg.unsure_groups.length) out += `<p class="unsure-line">these groups are unsure: ${sg.unsure_groups.map(escapeHtml).join(", ")} — check them</p>`;
     return out;
   }
@@ -107,7 +108,7 @@ import { liveStream, showStatus } from "./live.js";
     if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "skipped a turn" : "resigned"}`;
     const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
     let turn;
-    if (state.result) turn = `Game over: ${escapeHtml(state.result_text || state.result)}`;
+    if (state.result) turn = `Game over: ${escapeHtml(state.result_words || state.result)}`;
     else if (state.phase === "cleanup") turn = "Game over: counting";
     else turn = `${dot(state.to_move)}${escapeHtml(name(state.to_move))} to move`;
     $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
@@ -212,7 +213,7 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   function setState(s) {
-    if (s.kind === "chess") { window.location.reload(); return; }  // the table now plays chess
+    if (companion.otherKind(s)) { window.location.reload(); return; }  // the table changed kind
     if (s.topology) {
       view = new BoardView($("board"), s.topology, tap);
       gameId = s.game_id;

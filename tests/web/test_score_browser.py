@@ -1,0 +1,202 @@
+"""The ``/score`` page in Debian's chromium: a rendered photo of a known finished 9x9 board is
+uploaded, read, one point corrected, counted with the suggested dead stones, confirmed and
+saved; the score shown and the archive entry are checked, on a desktop and on a phone.
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default /tmp/page-shots) for a person to look
+at."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.journal import Journal
+from companion.scored import PHOTO_SIDE, ScoredPositions
+from companion.table.photo_score import PhotoBoard, score_board
+from companion.table.session import TableSession
+from companion.vision.render import render_board
+from companion.web.app import create_app
+from tests.support.serving import served_app
+
+pytestmark = pytest.mark.browser
+
+PIN = "246801"
+SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
+
+# The finished board: White's D1 is missing from the photo (taken off by a sleeve), so the
+# reading shows an empty point there and the player puts it back by tapping it twice.
+TRUTH = [
+    ". . B W . . . . .",
+    ". B B W . . . W .",
+    ". . B W . . . . .",
+    ". . B W . W . B .",
+    ". . B W . . . . .",
+    ". B B W . . . W .",
+    ". . B W . . . . .",
+    ". . B W . W . . .",
+    ". . B W . . . . .",
+]
+PHOTO = [*TRUTH[:8], ". . B . . . . . ."]
+D1 = 8 * 9 + 3
+H6 = 3 * 9 + 7
+VIEWPORTS = {"desktop": (1366, 900), "phone": (390, 844)}
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, TableSession]]:
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    table.start_game("chinese", "9", players=("Ann", "Bob"))
+    with served_app(create_app(table, pin=PIN)) as url:
+        yield url, table
+        table.close()
+    table.journal.close()
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("photo") / "board.jpg"
+    cv2.imwrite(str(path), render_board(PHOTO, seed=3, tilt=12, rotate=4).image)
+    return path
+
+
+NEXT = {"?": "B", "B": "W", "W": ".", ".": "B"}
+
+
+def flat(rows: list[str]) -> list[str]:
+    return [t for row in rows for t in row.split()]
+
+
+def tokens(page: Any) -> list[str]:
+    """Each point's token as the page holds it."""
+    found: list[str] = page.eval_on_selector_all(
+        "#marks g.pt", "gs => gs.map((g) => g.dataset.token)"
+    )
+    return found
+
+
+def fix(page: Any, truth: list[str]) -> list[int]:
+    """Tap every point the page holds wrong until it is right (black, white, empty in turn);
+    the points tapped."""
+    tapped = []
+    for spot, (now, want) in enumerate(zip(tokens(page), truth, strict=True)):
+        if now != want:
+            tapped.append(spot)
+        while now != want:
+            page.click(f'#marks g.pt[data-spot="{spot}"] circle.hit', force=True)
+            now = NEXT[now]
+            page.wait_for_selector(f'#marks g.pt[data-spot="{spot}"][data-token="{now}"]')
+    return tapped
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_a_photo_is_scored_end_to_end(
+    served: Any, browser: Any, photo: Path, viewport: str
+) -> None:
+    url, table = served
+    width, height = VIEWPORTS[viewport]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.goto(url + "/login")
+        page.fill("input[name=pin]", PIN)
+        page.click("button[type=submit]")
+        page.click("nav >> text=Score")  # the menu leads there
+        page.wait_for_selector("#photo")
+        page.set_input_files("#photo", str(photo))
+        page.wait_for_selector("#marks g.pt", timeout=20000)
+        assert page.locator("#marks g.pt").count() == 81
+        misread = [
+            s for s, (a, b) in enumerate(zip(tokens(page), flat(PHOTO), strict=True)) if a != b
+        ]
+        assert len(misread) <= 2, f"the reader misread {len(misread)} points of a flat render"
+        page.screenshot(path=str(SHOTS / f"score-{viewport}-read.png"), full_page=True)
+        # Put White's D1 back: empty -> black -> white (and fix any misread point).
+        assert D1 in fix(page, flat(TRUTH))
+        page.click("#count")
+        page.wait_for_selector("#result:not([hidden])", timeout=20000)
+        expected = score_board(PhotoBoard.from_rows(TRUTH), rules="chinese")
+        assert expected.board.names(expected.dead) == ["H6"]  # the lone black stone
+        assert page.inner_text("#result-text") == expected.result == "W+34.5"
+        assert "H6" in page.inner_text("#dead-list")
+        assert "area scoring" in page.inner_text("#explain")
+        # Tapping the dead stone calls it alive (the count changes), tapping again dead.
+        h6 = f'#marks g.pt[data-spot="{H6}"] circle.hit'
+        page.click(h6, force=True)
+        page.wait_for_selector("#dead-list >> text=Dead stones: none")
+        assert page.inner_text("#result-text") != expected.result
+        page.click(h6, force=True)
+        page.wait_for_selector("#dead-list >> text=Dead stones: H6")
+        assert page.inner_text("#result-text") == expected.result
+        page.click("#confirm")
+        page.wait_for_selector("#result-state >> text=confirmed")
+        page.screenshot(path=str(SHOTS / f"score-{viewport}-counted.png"), full_page=True)
+        # Nothing on the page runs off the side.
+        overflow = page.evaluate(
+            "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+        )
+        assert overflow <= 0, f"{viewport}: {overflow}px of sideways scroll"
+        page.click("#save")
+        page.wait_for_selector("#saved-note a", timeout=10000)
+        with ScoredPositions(table.journal.path) as store:
+            saved = store.list()
+            assert [p.result for p in saved] == ["W+34.5"]
+            assert saved[0].data["rows"] == TRUTH and saved[0].data["dead"] == ["H6"]
+            jpeg = store.photo(saved[0].id)
+        assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
+        stored = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        assert max(stored.shape[:2]) <= PHOTO_SIDE
+        page.click("#saved-note a")
+        page.wait_for_selector("#saved-result >> text=W+34.5")
+        page.screenshot(path=str(SHOTS / f"score-{viewport}-saved.png"), full_page=True)
+        page.click("nav >> text=Archive")  # the archive lists it under the games
+        page.wait_for_selector("#saved >> text=W+34.5")
+        page.click(f"#saved >> text=#{saved[0].id}")
+        page.wait_for_selector("#saved-result >> text=W+34.5")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_every_unread_point_is_asked_for_before_the_count(
+    served: Any, browser: Any, tmp_path: Path
+) -> None:
+    """A hand over the board: its points read ``?``, Count waits until each is tapped."""
+    url, _ = served
+    path = tmp_path / "hand.jpg"
+    cv2.imwrite(str(path), render_board(TRUTH, seed=2, tilt=12, hand=True).image)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(url + "/score")
+        # Prisoners are asked for where they count, and komi shows the rules' own.
+        assert page.is_hidden("#prisoners") and page.get_attribute("#komi", "placeholder") == "7.5"
+        page.select_option("#rules", "japanese")
+        assert page.is_visible("#prisoners") and page.get_attribute("#komi", "placeholder") == "6.5"
+        page.select_option("#rules", "chinese")
+        page.set_input_files("#photo", str(path))
+        page.wait_for_selector("#marks g.pt", timeout=20000)
+        unread = [s for s, t in enumerate(tokens(page)) if t == "?"]
+        assert unread, "the hand hides no point"
+        assert page.locator("#marks circle.unknown").count() == len(unread)
+        assert page.is_disabled("#count")
+        assert f"{len(unread)} points could not be read" in page.inner_text("#unknown")
+        page.screenshot(path=str(SHOTS / "score-phone-unread.png"), full_page=True)
+        assert set(unread) <= set(fix(page, flat(TRUTH)))
+        assert page.is_enabled("#count") and page.is_hidden("#unknown")
+        page.click("#count")
+        page.wait_for_selector("#result:not([hidden])", timeout=20000)
+        assert page.inner_text("#result-text") == "W+34.5"
+        # A spectator (no PIN) may count but not save.
+        page.click("#confirm")
+        assert page.is_disabled("#save")
+    finally:
+        context.close()
