@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion import events as ev
-from companion.games.scoring import result_words
+from companion.games.scoring import result_words as record_words
 
-__all__ = ["Context", "clock_faces", "words", "words_of_dict"]
+__all__ = ["Context", "clock_faces", "result_words", "words", "words_of_dict"]
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,50 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 _MARKS = {"dead": "dead", "alive": "alive again", "nml": "no-man's-land"}
 
 
-def _result(text: str, method: str | None = None) -> str:
-    """A result as people say it ("a tie", "a draw"; see :func:`result_words`)."""
-    return result_words(text, method)
+def _result(text: str, context: Context | None = None, method: str | None = None) -> str:
+    """A result as people say it (:func:`result_words`)."""
+    return result_words(text, (context or Context()).players, method)
+
+
+#: Colour names of the SGF-style result letters (B+, W+, R+ ...), for players with no name.
+_COLOURS = ("Black", "White", "Red", "Green", "Yellow", "Cyan", "Magenta", "Orange")
+_LETTERS = "BWRGYCMO"
+#: Margins that are not points.
+_HOW = {"R": "by resignation", "T": "on time", "F": "by forfeit", "0": "on the tie-break"}
+
+
+def result_words(text: str, players: Sequence[str] = (), method: str | None = None) -> str:
+    """``B+3.5`` -> "Ann wins by 3.5 points", ``W+R`` -> "Bob wins by resignation", ``R+0``
+    -> "Cy wins on the tie-break" (GoBeyond: of two tied, the later player wins), ``1-0`` ->
+    "White wins"; a tie or a draw as :func:`companion.games.scoring.result_words` reads it
+    ("a tie", "a draw"); a text it does not know is given back as it is."""
+    text = str(text).strip()
+    if text in ("1/2-1/2", "½-½"):
+        return "a draw"
+    plain = record_words(text, method)
+    if plain != text or text in ("Jigo", "jigo"):
+        return plain if plain != text else "a tie"
+
+    def name(p: int) -> str:
+        if 0 <= p < len(players) and str(players[p]):
+            return str(players[p])
+        return _COLOURS[p] if 0 <= p < len(_COLOURS) else f"player {p + 1}"
+
+    if text in ("1-0", "0-1"):
+        return f"{name(0 if text == '1-0' else 1)} wins"
+    letter, plus, margin = text.partition("+")
+    if not plus or len(letter) != 1 or letter.upper() not in _LETTERS:
+        return text
+    who = name(_LETTERS.index(letter.upper()))
+    if not margin:
+        return f"{who} wins"
+    if margin.upper() in _HOW:
+        return f"{who} wins {_HOW[margin.upper()]}"
+    try:
+        points = float(margin)
+    except ValueError:
+        return text
+    return f"{who} wins by {points:g} point{'' if points == 1 else 's'}"
 
 
 def words(event: ev.Event, context: Context | None = None) -> str:
@@ -85,7 +126,9 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         which = f"game {c.game_id}" if c.game_id else "a new game"
         return f"{which} started: {event.rules} on {event.topology}{clock}"
     if isinstance(event, ev.GameEnded):
-        return f"game over: {_result(event.result, event.method)} ({event.method})"
+        said = _result(event.result, c, event.method)
+        implied = event.method in ("resignation", "resign", "time") and "wins " in said
+        return f"game over: {said}" + ("" if implied else f" ({event.method})")
     if isinstance(event, ev.MovePlayed):
         taken = f", capturing {c.spots(event.captured)}" if event.captured else ""
         return f"{c.player(event.player)} played {c.spot(event.spot)}{taken}"
@@ -96,7 +139,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.Passed):
         return f"{c.player(event.player)} passed"
     if isinstance(event, ev.Skipped):
-        return f"{c.player(event.player)} lost the turn to the clock"
+        return f"{c.player(event.player)} skipped a turn"
     if isinstance(event, ev.Resigned):
         return f"{c.player(event.player)} resigned"
     if isinstance(event, ev.Undone):
@@ -138,7 +181,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
-        return f"counted by {event.method}: {_result(event.result, event.method)}"
+        return f"counted by {event.method}: {_result(event.result, c, event.method)}"
     return _split(event.type)
 
 

@@ -88,7 +88,8 @@ def test_kill_9_never_loses_an_accepted_event(tmp_path: Path) -> None:
                 # The restarted table resumes the game exactly where the journal left it.
                 assert resumed, lines
                 found = re.search(
-                    r"game (\d+) at event (\d+) with (\d+) moves .*position (\w+)", resumed[0]
+                    r"game (\d+) at event (\d+): (\d+) moves?, .*board fingerprint (\w+)",
+                    resumed[0],
                 )
                 assert found, resumed
                 game_id, seq, moves, position = found.groups()

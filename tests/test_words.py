@@ -8,7 +8,7 @@ from companion import events as ev
 from companion.games.go import GoGame
 from companion.games.topology import from_spec
 from companion.table.state import TableState
-from companion.words import Context, clock_faces, words, words_of_dict
+from companion.words import Context, clock_faces, result_words, words, words_of_dict
 
 NAMES = ("Ann", "Bob")
 # A 9x9 board names its spots A9..J1 (no I), row 0 at the top.
@@ -37,7 +37,28 @@ def test_game_started() -> None:
 
 def test_game_ended() -> None:
     e = ev.GameEnded(result="B+R", winner=0, method="resignation")
-    assert words(e, CTX) == "game over: B+R (resignation)"
+    assert words(e, CTX) == "game over: Ann wins by resignation"
+    e = ev.GameEnded(result="W+3.5", winner=1, method="area")
+    assert words(e, CTX) == "game over: Bob wins by 3.5 points (area)"
+
+
+@pytest.mark.parametrize(
+    ("result", "players", "said"),
+    [
+        ("B+3.5", ("Ann", "Bob"), "Ann wins by 3.5 points"),
+        ("W+1", ("Ann", "Bob"), "Bob wins by 1 point"),
+        ("W+T", (), "White wins on time"),
+        ("R+0", ("Red", "Green", "Blue"), "Blue wins on the tie-break"),
+        ("G+R", ("A", "B", "C", "D"), "D wins by resignation"),
+        ("0", ("Ann", "Bob"), "a tie"),
+        ("1-0", ("Ann", "Bob"), "Ann wins"),
+        ("1/2-1/2", ("Ann", "Bob"), "a draw"),
+        ("Void", ("Ann", "Bob"), "Void"),
+    ],
+)
+def test_results_read_as_people_say_them(result: str, players: tuple[str, ...], said: str) -> None:
+    """Issue 14: "R+0" is SGF, not words."""
+    assert result_words(result, players) == said
 
 
 def test_move_played_names_the_player_the_point_and_the_captures() -> None:
@@ -60,7 +81,8 @@ def test_passed() -> None:
 
 
 def test_skipped() -> None:
-    assert words(ev.Skipped(player=1), CTX) == "Bob lost the turn to the clock"
+    # one event for both: a skip chosen (GoBeyond's Skip) and a turn limit run out
+    assert words(ev.Skipped(player=1), CTX) == "Bob skipped a turn"
 
 
 def test_resigned() -> None:
@@ -154,7 +176,7 @@ def test_player_agreed() -> None:
 
 def test_scored() -> None:
     e = ev.Scored(points=(40.0, 47.5), winner=1, margin=7.5, method="area", result="W+7.5")
-    assert words(e, CTX) == "counted by area: W+7.5"
+    assert words(e, CTX) == "counted by area: Bob wins by 7.5 points"
 
 
 def test_a_tie_reads_as_a_tie_not_a_score() -> None:

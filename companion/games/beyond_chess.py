@@ -481,7 +481,7 @@ class BeyondChess(Shifts):
                 return IllegalTurn("bad promotion", "a pawn promotes to Q, R, B or N on its row")
             return IllegalTurn(
                 "bad piece move",
-                f"the {PIECE_LETTERS[p & 7]} on {cell_name(turn.frm)} "
+                f"the {PIECE_NAMES[p & 7]} on {cell_name(turn.frm)} "
                 f"cannot move to {cell_name(turn.to)}",
             )
         if not self.shifting:

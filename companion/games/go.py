@@ -105,8 +105,10 @@ class GoGame(Legality):
     ) -> None:
         self.topology = topology if topology is not None else self.default_topology()
         if not self.min_players <= players <= min(self.max_players, MAX_PLAYERS):
+            low, high = self.min_players, min(self.max_players, MAX_PLAYERS)
+            many = f"{low}" if low == high else f"{low} to {high}"
             raise ValueError(
-                f"{self.name} is for {self.min_players}..{self.max_players} players, not {players}"
+                f"{self.description.split(':')[0]} rules are for {many} players, not {players}"
             )
         self.knobs = Knobs(
             komi=self.komi if komi is None else float(komi),

@@ -205,6 +205,10 @@ class ChessPart(GamePart):
     def live_view(self, out: dict[str, Any], *, full: bool) -> None:
         out["half"] = None if self.half is None else turn_view(self.half)
         out["reader"] = self.reader
+        game = self.state.game
+        # What a turn tapped on the page is made of: a piece move, then a shift (not on the
+        # game's first turn nor on a fixed board).
+        out["needs_shift"] = bool(game is not None and game.shifting and not game.first_turn)
 
     # ------------------------------------------------------------------ turns
     def _set_reader(self, text: str, half: Turn | None = None) -> None:

@@ -213,9 +213,15 @@ class GoPart(GamePart):
 
     def summary(self) -> str:
         state, game = self.state, self.game()
+        moves = len(game.moves)
+        where = (
+            f"{game.player_name(game.to_move)} to move"
+            if state.phase == "play" and not game.over
+            else {"cleanup": "counting"}.get(state.phase, "over")
+        )
         return (
-            f"game {state.game_id} at event {state.last_seq} with {len(game.moves)} moves "
-            f"({state.phase}, position {game.hash:016x})"
+            f"game {state.game_id} at event {state.last_seq}: "
+            f"{moves} move{'' if moves == 1 else 's'}, {where} (board fingerprint {game.hash:x})"
         )
 
     # ------------------------------------------------------------------ tracker intents
@@ -273,6 +279,25 @@ class GoPart(GamePart):
                     return []
                 return [table.accept(ev.DiscrepancyCleared(detail=intent.detail))]
             raise TypeError(f"not an intent: {intent!r}")
+
+    def play(self, spot: int) -> list[ev.Event]:
+        """A stone of the player to move entered on the page (a table with no camera, or a
+        correction): journaled like a move the tracker read, and the tracker then asks for the
+        stone on the board. IllegalMove with the rule's reason in plain words."""
+        table, state = self.table, self.state
+        game = self.game()
+        if state.phase != "play" or game.over:
+            raise IllegalMove("game over", "the game is over: no more moves")
+        if state.paused:
+            raise IllegalMove("not allowed", "the clocks are paused: resume first")
+        if not 0 <= spot < len(game.board):
+            raise IllegalMove("off board", "that point is not on the board")
+        clock = table.clock
+        stored = table.accept(
+            ev.MovePlayed(player=game.to_move, spot=spot),
+            clock_change=(lambda now: clock.switch(now, how="move")) if clock else None,
+        )
+        return [stored, *table.after_turn()]
 
     def skip(self, player: int) -> list[ev.Event]:
         """A turn given up by choice, where the rules offer it (GoBeyond's step 3: "skip,
@@ -424,6 +449,9 @@ class GoPart(GamePart):
             out["alerts"] = [HELD_ALERT, *out.get("alerts", [])]
         if full and state.started is not None:
             out["topology"] = board_drawing(game, state.started.topology)
+        out["can_skip"] = bool(getattr(game, "voluntary_skip", False))
+        # First Capture is won by a capture and never counted: no Cleanup, no estimate.
+        out["can_count"] = not getattr(game, "first_capture_wins", False)
         s = state.suggested
         out["suggested"] = (
             None
@@ -487,6 +515,12 @@ def _pass(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     return part.pass_(int(params.get("player", part.to_move())))
 
 
+def _play(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
+    if "spot" not in params:
+        raise ValueError('say which point: {"spot": N}')
+    return _go(table).play(int(params["spot"]))
+
+
 def _skip(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
     part = _go(table)
     return part.skip(int(params.get("player", part.to_move())))
@@ -506,6 +540,7 @@ def _mark(table: TableSession, params: Mapping[str, Any]) -> list[ev.Event]:
 
 #: The controls a Go table adds to the core's (new_game, resign, undo, pause, resume).
 CONTROLS: dict[str, Handler] = {
+    "play": _play,
     "pass": _pass,
     "skip": _skip,
     "cleanup": lambda table, params: _go(table).start_cleanup(),

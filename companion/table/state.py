@@ -223,7 +223,9 @@ class TableState(EventFold):
         if self.phase == "cleanup":
             game = self._need_game()
             if e.player not in game.active_players or e.player in self.resigned_in_cleanup:
-                raise IllegalMove("not allowed", f"player {e.player} cannot resign now")
+                raise IllegalMove(
+                    "not allowed", f"{game.player_name(e.player)} has resigned or left already"
+                )
             self.resigned_in_cleanup.add(e.player)
             self.agreed.clear()
             return

@@ -52,6 +52,12 @@ stones, and are not read again as new moves; once seen gone the spot is free aga
 the last stone moved to another point where its player may play (``UndoIntent(1)``): once the
 session has undone, the next update reads the new move.
 
+**Moves entered by hand.** A stone the session played that the tracker did not send (tapped on
+the page: a table with no camera, or a correction) is expected on the board: while its spot
+reads empty the board is judged as if it were there, and the tracker asks for it ("put the
+black stone at D4 on the board"); it is never read as an undo nor as a stone missing. Once
+seen, or gone from the game (captured, undone), it is forgotten.
+
 **Handicap.** Before the first move, black stones are the handicap setup, not moves: with a
 free-placement handicap of N stones pending (``handicap``), N black stones on an empty game are
 offered as ``SetupIntent`` (fewer are noted as "k of N placed"); a game that starts with its
@@ -166,6 +172,10 @@ class Tracker:
         self._taken_back: dict[int, int] = {}
         self._last_game: tuple[int, int, tuple[int, ...], int] | None = None
         self._history_cache: tuple[tuple[int, int], list[tuple[int, tuple[int, ...]]]] | None = None
+        # Plays this tracker sent and the game has not taken yet, and stones the game got by
+        # hand (spot -> colour) not yet seen on the board.
+        self._sent: set[tuple[int, int]] = set()
+        self._by_hand: dict[int, int] = {}
 
     # ------------------------------------------------------------------ public
     @property
@@ -252,6 +262,9 @@ class Tracker:
     def _judge(self, game: GoGame, tokens: tuple[str, ...]) -> list[Intent]:
         seen = [_OWNER.get(t) for t in tokens]  # None = unknown
         board = game.board
+        to_place = self._to_place(board, seen)
+        for s in to_place:
+            seen[s] = board[s]  # judged as if it were there: it is asked for, not undone
         setup = self._setting_up(game, seen)
         if setup is not None:
             return setup
@@ -263,6 +276,8 @@ class Tracker:
             if owner is not None and owner != board[s] and s not in left_on
         ]
         if not other:
+            if to_place:
+                return self._ask_to_place(game, to_place, left_on)
             if left_on:
                 return self._show_removal(game, left_on)
             return self._show_match()
@@ -289,6 +304,28 @@ class Tracker:
             )
         )
 
+    def _to_place(self, board: Sequence[int], seen: Sequence[int | None]) -> tuple[int, ...]:
+        """Stones entered by hand whose spots read empty (forgetting those seen or gone)."""
+        for spot, colour in list(self._by_hand.items()):
+            if board[spot] != colour or seen[spot] == colour:
+                del self._by_hand[spot]
+        return tuple(sorted(s for s in self._by_hand if seen[s] == EMPTY))
+
+    def _ask_to_place(
+        self, game: GoGame, spots: tuple[int, ...], left_on: tuple[int, ...]
+    ) -> list[Intent]:
+        """The board matches but for stones entered by hand (and captures to take off)."""
+        what = colour_word(game, {self._by_hand[s] for s in spots})
+        text = (
+            f"put the {what}{plural(spots)} at {spots_text(game, spots)} on the board "
+            "(entered by hand)"
+        )
+        if left_on:
+            taken = {**self._captured, **self._taken_back}
+            gone = colour_word(game, {taken[s] for s in left_on if s in taken})
+            text += f"; take the {gone}{plural(left_on)} at {spots_text(game, left_on)} off"
+        return self._hold(Discrepancy("missing", tuple(sorted({*spots, *left_on})), text))
+
     def _note_undo(self, game: GoGame) -> None:
         """Remember the stones of moves the session took back: still on the board, they are
         to be taken off, not read again as new moves."""
@@ -300,6 +337,14 @@ class Tracker:
             for spot, colour in enumerate(last[2]):
                 if colour != EMPTY and board[spot] == EMPTY:
                     self._taken_back[spot] = colour
+        if last is not None and last[3] != id(game):
+            self._by_hand.clear()  # another game: its stones entered by hand are not asked for
+        if last is not None and last[3] == id(game) and n > last[0]:
+            for move in game.moves[last[0] : n]:  # played since: by this tracker, or by hand
+                sent = (move.player, move.spot) in self._sent
+                if move.kind == "play" and move.spot is not None and not sent:
+                    self._by_hand[move.spot] = move.player
+            self._sent.clear()
         if last is None or last[:2] != (n, game.hash) or last[3] != id(game):
             self._last_game = (n, game.hash, tuple(board), id(game))
 
@@ -430,6 +475,8 @@ class Tracker:
         self._held, self._pending, self._undo_offered = None, (), None
         for player, spot in reading.actions:
             out.append(PassIntent(player) if spot is None else PlayIntent(spot, player))
+            if spot is not None:
+                self._sent.add((player, spot))
         self._captured_key = reading.end
         self._captured = dict(reading.left_on)
         if reading.left_on:

@@ -19,9 +19,10 @@ from companion.games.beyond_chess import piece_letter as _piece_letter
 from companion.games.beyond_chess_notation import parse_turn, position_text, turn_text
 from companion.games.clock import GameClock
 from companion.games.go import LETTERS, GoGame, Move
-from companion.games.scoring import result_words
+from companion.games.scoring import regions
 from companion.table.chess_state import ChessTableState, player_of
 from companion.table.state import TableState
+from companion.words import result_words
 
 
 class PlayerClock(TypedDict):
@@ -74,7 +75,7 @@ class ScoreView(TypedDict):
     method: str
     detail: list[dict[str, float]]
     text: str
-    #: ``text`` as people say it ("a tie" for "0").
+    #: ``text`` as people say it ("Ann wins by 3.5 points", "a tie").
     words: str
 
 
@@ -112,10 +113,14 @@ class GoView(TypedDict, total=False):
     over: bool
     result: str | None
     result_method: str | None
-    #: ``result`` as people say it ("a tie", "a draw"; None while the game goes on).
+    #: ``result`` as people say it ("Ann wins by resignation", "a tie"; None while the game
+    #: goes on).
     result_words: str | None
     paused: bool
     dead: list[int]
+    #: Once counted (cleanup, or scored): the owner of each point (-1 none), dead stones
+    #: included, so the final board shows the territory, not only the dead stones.
+    territory: list[int] | None
     no_mans_land: list[int]
     score: ScoreView | None
     points_history: list[tuple[int, ...]]
@@ -294,6 +299,7 @@ def go_notices(state: TableState) -> list[str]:
 
 
 def _go_score(state: TableState) -> ScoreView | None:
+    names = state.started.players if state.started is not None else ()
     if state.scored is not None:
         s = state.scored
         return {
@@ -304,7 +310,7 @@ def _go_score(state: TableState) -> ScoreView | None:
             "method": s.method,
             "detail": [dict(d) for d in s.detail],
             "text": s.result,
-            "words": result_words(s.result, s.method),
+            "words": result_words(s.result, names, s.method),
         }
     provisional = state.provisional_score() if state.phase == "cleanup" else None
     if provisional is None:
@@ -317,8 +323,23 @@ def _go_score(state: TableState) -> ScoreView | None:
         "method": provisional.method,
         "detail": [{k: float(v) for k, v in d.items()} for d in provisional.detail],
         "text": provisional.text(),
-        "words": result_words(provisional.text(), provisional.method),
+        "words": result_words(provisional.text(), names, provisional.method),
     }
+
+
+def _territory(state: TableState) -> list[int] | None:
+    """Who owns each point of a counted board (see :class:`GoView`), else None."""
+    game = state.game
+    if game is None or (state.phase != "cleanup" and state.scored is None):
+        return None
+    dead = frozenset(state.scored.dead if state.scored else state.dead)
+    nml = frozenset(state.scored.no_mans_land if state.scored else state.no_mans_land)
+    owners = [-1] * len(game.board)
+    for region in regions(game.topology, game.board, dead=dead, no_mans_land=nml):
+        if region.owner is not None:
+            for spot in region.spots:
+                owners[spot] = region.owner
+    return owners
 
 
 def go_view(
@@ -377,10 +398,13 @@ def go_view(
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
             "result_words": (
-                result_words(state.ended.result, state.ended.method) if state.ended else None
+                result_words(state.ended.result, started.players, state.ended.method)
+                if state.ended
+                else None
             ),
             "paused": state.paused,
             "dead": sorted(state.dead),
+            "territory": _territory(state),
             "no_mans_land": sorted(state.no_mans_land),
             "score": _go_score(state),
             "points_history": list(state.points_history) if counted else [],
@@ -519,7 +543,9 @@ def chess_view(
             "result": state.ended.result if state.ended else None,
             "result_method": state.ended.method if state.ended else None,
             "result_words": (
-                result_words(state.ended.result, state.ended.method) if state.ended else None
+                result_words(state.ended.result, started.players, state.ended.method)
+                if state.ended
+                else None
             ),
             "paused": state.paused,
             "clock": clock,

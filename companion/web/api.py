@@ -112,11 +112,13 @@ def control(action: str) -> Response:
     try:
         stored = table.control(action, **params)
     except IllegalMove as exc:
-        return refuse(409, str(exc))
+        return refuse(409, _plain(str(exc)))
     except JournalError as exc:  # nothing was stored: the table says why (never a 500)
         return refuse(503, journal_trouble(exc, action.replace("_", " "), stored=True))
-    except (CompanionError, ValueError, KeyError, TypeError) as exc:
-        return refuse(400, f"cannot {action.replace('_', ' ')}: {exc}")
+    except KeyError as exc:
+        return refuse(400, f"{_CONTROL_NAMES.get(action, action)} needs a {exc.args[0]!s}")
+    except (CompanionError, ValueError, TypeError) as exc:
+        return refuse(400, _plain(str(exc)))
     except Exception as exc:  # a fault of ours, not of the request: logged and counted
         log.exception("control %r with %r failed", action, params)
         current_app.extensions.setdefault(FAULTS, []).append(f"{type(exc).__name__}: {exc}")
@@ -126,3 +128,14 @@ def control(action: str) -> Response:
             "nothing was stored, and the fault was logged",
         )
     return jsonify({"ok": True, "events": [e.to_dict() for e in stored]})
+
+
+#: How a refusal names a control ("New game needs players").
+_CONTROL_NAMES = {"new_game": "New game", "agree": "Agree", "mark": "Marking", "play": "A move"}
+
+
+def _plain(text: str) -> str:
+    """A refusal as a sentence: Python's own words for a bad number become plain ones."""
+    if "invalid literal" in text or "argument must be" in text:
+        text = "a number was expected"
+    return text[:1].upper() + text[1:] if text else "that is not possible now"

@@ -21,6 +21,7 @@ from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
 from companion.web.context import refuse, web
 from companion.web.score import saved_summaries
+from companion.words import result_words
 
 bp = Blueprint("archive", __name__)
 
@@ -66,7 +67,11 @@ def game_events(game_id: int) -> list[ev.Event]:
 @bp.get("/archive")
 def archive_page() -> str:
     return render_template(
-        "archive.html", page="archive", games=web().table.journal.games(), saved=saved_summaries()
+        "archive.html",
+        page="archive",
+        games=web().table.journal.games(),
+        saved=saved_summaries(),
+        said=result_words,
     )
 
 

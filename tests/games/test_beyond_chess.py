@@ -765,3 +765,10 @@ def test_a_setup_with_nine_pawns_is_refused_and_a_lighter_army_is_fine() -> None
     with pytest.raises(PositionError, match="white has 9 pawns; a setup has at most 8 pawns"):
         parse_setup(nine)
     assert len(parse_setup(SHORT_OF_PROMOTION).board) == 3  # two kings and a pawn: allowed
+
+
+def test_a_refused_piece_move_names_the_piece_in_words() -> None:
+    """Issue 14: "the p on a2" is not how a player says it."""
+    with pytest.raises(IllegalTurn) as info:
+        traditional().push(t("a2a5"))
+    assert str(info.value) == "the pawn on a2 cannot move to a5"

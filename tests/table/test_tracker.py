@@ -653,3 +653,64 @@ def test_a_stone_undone_on_the_page_is_asked_off_not_read_again() -> None:
     table.game.undo()
     out = table.show(board(". . . . .\n. . . . .\n. . B . .\n. . . . .\n. . . W ."))
     assert isinstance(out[0], RemoveStones)
+
+
+def test_a_move_entered_by_hand_is_asked_for_never_undone() -> None:
+    """Issue 14: a stone tapped on the page is in the game but not yet on the board. The
+    tracker asks for it (never an undo, never "missing" to take back), and once it is put
+    down reads nothing new; the next stone is read as the next move."""
+    table = start(EMPTY5)
+    table.game.play(spot(table.game, "C3"))  # Black, tapped on the page
+    out = table.show(board(EMPTY5))
+    assert len(out) == 1 and isinstance(out[0], Discrepancy)
+    assert out[0].message == "put the black stone at C3 on the board (entered by hand)"
+    assert out[0].spots == (spot(table.game, "C3"),)
+    assert not any(isinstance(i, UndoIntent) for i in table.log)
+    placed = board("""
+        . . . . .
+        . . . . .
+        . . B . .
+        . . . . .
+        . . . . .
+    """)
+    assert table.show(placed) == [BoardMatches("the board matches the game")]
+    assert len(table.game.moves) == 1
+    # The next stone on the board is read as the next move, as usual.
+    after = board("""
+        . . . . .
+        . . . . .
+        . . B W .
+        . . . . .
+        . . . . .
+    """)
+    assert table.show(after) == [PlayIntent(spot(table.game, "D3"), WHITE)]
+
+
+def test_a_capture_entered_by_hand_asks_for_the_stone_and_the_prisoners() -> None:
+    """White taps B3, capturing the black stone at A3: put B3 down and take A3 off, in any
+    order; the board matching again clears the alert, no move is read."""
+    table = start(
+        """
+        W . . . .
+        B . . . .
+        W . . . .
+        . . . . .
+        . . . . .
+        """,
+        to_move=WHITE,
+    )
+    game = table.game
+    game.play(spot(game, "B4"))  # White, tapped on the page: captures A4
+    assert set(game.last_captured) == {spot(game, "A4")}
+    before = board("W . . . .\nB . . . .\nW . . . .\n. . . . .\n. . . . .")
+    out = table.show(before)
+    assert len(out) == 1 and isinstance(out[0], Discrepancy)
+    assert out[0].message == (
+        "put the white stone at B4 on the board (entered by hand); take the black stone at A4 off"
+    )
+    placed = board("W . . . .\nB W . . .\nW . . . .\n. . . . .\n. . . . .")
+    out = table.show(placed)
+    assert len(out) == 1 and isinstance(out[0], RemoveStones)
+    done = board("W . . . .\n. W . . .\nW . . . .\n. . . . .\n. . . . .")
+    assert table.show(done) == [BoardMatches("the board matches the game")]
+    assert len(game.moves) == 1

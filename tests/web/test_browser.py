@@ -81,15 +81,23 @@ def test_a_dropped_page_catches_up_with_what_it_missed(served: Any, page: Any) -
     assert "Ann played E5" in feed and "Bob played C3" in feed
 
 
-def test_control_without_pin_is_refused(served: Any, page: Any) -> None:
+def test_a_spectator_sees_no_controls_and_a_control_without_pin_is_refused(
+    served: Any, page: Any
+) -> None:
     url, table = served
     page.goto(url + "/")
     page.wait_for_selector(".status.live", timeout=5000)
-    page.click("#controls button[data-action=pass]")
-    page.wait_for_selector("#refusal:not([hidden])", timeout=2000)
-    assert "PIN" in page.inner_text("#refusal")
+    page.wait_for_selector("#turn >> text=Ann to move", timeout=2000)
+    controls = page.locator("#controls button, #controls a").all()
+    shown = [b.inner_text() for b in controls if b.is_visible()]
+    assert shown == ["Estimate"], shown  # read-only: anyone may look
+    e5 = table.state.game.parse_spot("E5")
+    page.click(f'circle.hit[data-spot="{e5}"]', force=True)  # a spectator's tap plays nothing
+    resp = page.request.post(url + "/api/control/pass", data="{}")
+    assert resp.status == 403 and "PIN" in resp.json()["error"]
+    time.sleep(0.3)
     assert table.state.game.moves == []
-    page.screenshot(path=str(SHOTS / "refused-without-pin.png"))
+    page.screenshot(path=str(SHOTS / "spectator.png"))
 
 
 def test_marking_a_dead_group_changes_the_score(served: Any, page: Any) -> None:
@@ -110,7 +118,7 @@ def test_marking_a_dead_group_changes_the_score(served: Any, page: Any) -> None:
     page.click(f'circle.hit[data-spot="{c3}"]', force=True)
     page.wait_for_selector(f'circle.stone.dead[data-spot="{c3}"]', timeout=2000)
     after = page.inner_text("#score")
-    assert before != after and "B+" in after
+    assert before != after and "Ann wins by" in after
     page.screenshot(path=str(SHOTS / "cleanup-dead-marked.png"))
     page.click("button[data-agree='0']")
     page.wait_for_selector("button[data-agree='0'][disabled]", timeout=2000)
@@ -175,3 +183,112 @@ def test_every_page_loads_its_modules_without_an_error(served: Any, page: Any) -
             stamp = page.inner_text("time[data-epoch]")
             assert stamp.strip() and not stamp.strip().isdigit(), stamp
     assert not console, console
+
+
+def _login(page: Any, url: str) -> None:
+    page.goto(url + "/login")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.goto(url + "/")
+    page.wait_for_selector(".status.live", timeout=5000)
+
+
+def _shown(page: Any) -> list[str]:
+    controls = page.locator("#controls button, #controls a").all()
+    return [b.inner_text() for b in controls if b.is_visible()]
+
+
+def test_controls_follow_the_game_and_the_final_board_shows_territory(
+    served: Any, page: Any
+) -> None:
+    """Pause only with a clock, Skip only where the rules have it; once the game is counted,
+    only New game and the downloads, and the board marks who owns each point."""
+    url, table = served
+    game = table.state.game
+    for name in ("E5", "C3", "G5"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    _login(page, url)
+    assert _shown(page) == ["Pass", "Undo", "Pause", "Resign", "Cleanup", "Estimate", "New game…"]
+    page.click("#controls button[data-action=pass]")
+    page.wait_for_selector("#turn >> text=Ann to move", timeout=2000)
+    page.click("#controls button[data-action=pass]")
+    page.wait_for_selector("#cleanup:not([hidden])", timeout=2000)
+    assert _shown(page) == ["Resign", "Estimate"]
+    assert page.locator("#cleanup button[data-action=play_on]").count() == 0  # club rules only
+    assert page.locator("rect.terr").count() == 0  # one region touching both: nobody's
+    c3 = game.parse_spot("C3")
+    page.click(f'circle.hit[data-spot="{c3}"]', force=True)
+    page.wait_for_selector(f'circle.stone.dead[data-spot="{c3}"]', timeout=2000)
+    page.wait_for_selector("rect.terr", state="attached", timeout=2000)  # the count so far
+    page.click("button[data-agree='0']")
+    page.wait_for_selector("button[data-agree='0'][disabled]", timeout=2000)
+    page.click("button[data-agree='1']")
+    page.wait_for_selector("#score >> text=Result", timeout=2000)
+    page.wait_for_selector("#downloads:not([hidden])", timeout=2000)
+    assert _shown(page) == ["New game…", "SGF", "JSON"]
+    assert page.get_attribute("#dl-sgf", "href") == f"/archive/{table.state.game_id}.sgf"
+    owners = page.locator("rect.terr")
+    assert owners.count() >= 70  # Black's area: the empty points and the dead white stone
+    assert page.locator(f'rect.terr[data-spot="{c3}"][data-owner="0"]').count() == 1
+    assert "Ann wins by" in page.inner_text("#turn")
+    page.screenshot(path=str(SHOTS / "final-territory.png"))
+    table.start_game("chinese", "9")  # no clock: no Pause
+    page.wait_for_selector("#turn >> text=Black to move", timeout=3000)
+    assert "Pause" not in _shown(page) and "Skip" not in _shown(page)
+    table.start_game("gobeyond", "hex-5", players=("Red", "Green", "Blue"))
+    page.wait_for_selector("#controls button[data-action=skip]", state="visible", timeout=3000)
+
+
+def test_gobeyond_colours_follow_names_and_maps_show_names_and_wraps(
+    served: Any, page: Any
+) -> None:
+    url, table = served
+    table.start_game("gobeyond", "torus-9", players=("Red", "Green", "Blue"))
+    for spot in (0, 8, 72):
+        table.apply(it.PlayIntent(spot, table.state.game.to_move))
+    page.goto(url + "/")
+    page.wait_for_selector('circle.stone[data-spot="72"]', timeout=5000)
+    fills = [page.get_attribute(f'circle.stone[data-spot="{s}"]', "fill") for s in (0, 8, 72)]
+    assert fills == ["#d33", "#2a2", "#37d"]  # red, green, blue: not black, white, red
+    assert page.locator("text.spot-name").count() == 81
+    labels = page.locator("text.wrap-label").all_text_contents()
+    assert len(labels) == 2 * 18 and sorted(set(labels), key=int) == [str(i) for i in range(1, 19)]
+    assert all(labels.count(x) == 2 for x in set(labels))  # each wrap link: the same number twice
+    page.screenshot(path=str(SHOTS / "torus-red-green-blue.png"))
+    # cube-4 is a 4x4x4 solid drawn slice by slice: its links between slices are shadows,
+    # not wrap stubs (a stone in slice 1 shades the same point in slices 0 and 2)
+    table.start_game("gobeyond", "cube-4", players=("Red", "Green", "Blue"))
+    table.apply(it.PlayIntent(table.state.game.parse_spot("1,1,1"), 0))
+    page.wait_for_selector("circle.stone", timeout=5000)
+    assert page.locator("text.wrap-label").count() == 0
+    assert page.locator("circle.shadow").count() == 2
+
+
+def test_on_a_phone_the_badge_leaves_the_letters_and_the_archive_fits(
+    served: Any, browser: Any
+) -> None:
+    url, table = served
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(url + "/")
+    page.wait_for_selector(".status.live", timeout=5000)
+    badge = page.locator("#status").bounding_box()
+    assert badge is not None
+    for letter in page.locator("text.coord").all():
+        box = letter.bounding_box()
+        assert box is not None
+        apart = (
+            box["x"] >= badge["x"] + badge["width"]
+            or box["x"] + box["width"] <= badge["x"]
+            or box["y"] >= badge["y"] + badge["height"]
+            or box["y"] + box["height"] <= badge["y"]
+        )
+        assert apart, (letter.inner_text(), box, badge)
+    for n in range(6):
+        table.start_game("gobeyond", "hex-5", players=("Ann", "Bob", f"Cy the {n}th"))
+    page.goto(url + "/archive")
+    page.wait_for_selector("table.archive")
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
+    page.screenshot(path=str(SHOTS / "archive-phone.png"), full_page=True)
+    context.close()

@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from companion.games.beyond_chess_notation import parse_diagram, parse_turn, position_text
+from companion.games.beyond_chess import cell_name
+from companion.games.beyond_chess_notation import (
+    parse_diagram,
+    parse_turn,
+    position_text,
+    turn_text,
+)
 from companion.journal import Journal
 from companion.table.session import Table
 from companion.web.app import create_app
@@ -88,3 +94,32 @@ def test_chess_table_draws_and_asks_the_promotion(served: Any) -> None:
         page.screenshot(path=str(SHOTS / "chess-table.png"))
         assert table.state.game.move_stack[-1] == parse_turn("a7b8=N/h3i3")
         assert not errors, errors
+
+
+def test_a_geret_tapped_on_the_page_and_the_controls_once_over(served: Any, browser: Any) -> None:
+    """A pawn tapped, then the rift beside it: a Geret (pawn and square move together).
+    Spectators see no controls; a finished game offers only New game and its record."""
+    url, table = served
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.goto(url + "/")
+    page.wait_for_selector("#board text.piece")
+    assert page.locator("#board rect.hit").count() == 0  # a spectator's board takes no taps
+    assert not page.locator("#controls [data-action=resign]").is_visible()
+    page.goto(url + "/login")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#controls [data-action=resign]", state="visible")
+    geret = next(t for t in table.state.game.legal_turns() if t.geret and not t.promotion)
+    before = len(table.state.game.move_stack)
+    for cell in (geret.frm, geret.to):
+        page.click(f'rect.hit[data-cell="{cell_name(cell)}"]', force=True)
+    page.wait_for_selector(f"#moves td.latest:text-is('{turn_text(geret)}')", timeout=5000)
+    assert table.state.game.move_stack[before] == geret
+    table.control("resign", player=table.part.to_move())
+    page.wait_for_selector("#downloads:not([hidden])", timeout=5000)
+    controls = page.locator("#controls button, #controls a").all()
+    visible = [b.inner_text() for b in controls if b.is_visible()]
+    assert visible == ["New game…", "the record (.txt)"], visible
+    assert "wins" in page.inner_text("#turn")
+    page.screenshot(path=str(SHOTS / "chess-over.png"))
+    page.close()

@@ -313,3 +313,34 @@ def test_the_setup_page_starts_a_handicap_game(client: FlaskClient, table: Table
     game = table.state.game
     assert game is not None and all(c < 0 for c in game.board) and game.knobs.komi == 0.5
     assert table.state.handicap_pending == 2  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "status", "said"),
+    [
+        ("play", {"spot": 40}, 200, None),
+        ("play", {"spot": 40}, 409, "E5 is occupied"),
+        ("play", {"spot": "x"}, 400, "A number was expected"),
+        ("play", {}, 400, 'Say which point: {"spot": N}'),
+        ("agree", {"player": 0}, 409, "There is nothing to agree to outside cleanup"),
+        ("agree", {}, 400, "Agree needs a player"),
+        (
+            "new_game",
+            {"rules": "chinese", "players": ["Ann", "Bob", "Cy"]},
+            400,
+            "Chinese rules are for 2 players, not 3",
+        ),
+    ],
+)
+def test_controls_answer_in_plain_words(
+    client: FlaskClient, action: str, body: dict[str, object], status: int, said: str | None
+) -> None:
+    """Issue 14: no "cannot new game: chinese is for 2..2 players, not 3"."""
+    assert login(client) == 302
+    token = csrf(client)
+    if status == 409 and action == "play":
+        client.post("/api/control/play", headers={"X-CSRF-Token": token}, json=body)
+    resp = client.post(f"/api/control/{action}", headers={"X-CSRF-Token": token}, json=body)
+    assert resp.status_code == status, resp.get_json()
+    if said is not None:
+        assert resp.get_json()["error"] == said

@@ -1,6 +1,6 @@
 // The Beyond Chess table: the board with its rifts as SVG, clocks, captured pieces, the move
 // list, the promotion question and the controls. Live over SSE like the Go table page.
-import { CHESS_GLYPH as GLYPH, drawChessBoard } from "./chess_draw.js";
+import { CHESS_GLYPH as GLYPH, chessCellName, drawChessBoard } from "./chess_draw.js";
 import { clockFace } from "./clocks.js";
 import * as companion from "./common.js";
 import { addToFeed } from "./feed.js";
@@ -11,9 +11,58 @@ import { liveStream, showStatus } from "./live.js";
   const $ = (id) => document.getElementById(id);
   const NAMES = { Q: "queen", R: "rook", B: "bishop", N: "knight" };
   let state = null, clock = null, clockAt = 0;
+  const authed = companion.authed();
+  // A turn tapped on the page: the piece, where it goes, then the square to shift and where.
+  let picked = [];
   function name(p) { return state && state.players && state.players[p] ? state.players[p].name : ["White", "Black"][p]; }
   // ---- the board (chess_draw.js draws it) -----------------------------------------------------
-  function drawBoard() { drawChessBoard($("board"), state); }
+  function playing() { return !!state && state.phase === "play" && !state.over && !state.question && !state.paused; }
+  function drawBoard() {
+    drawChessBoard($("board"), state, { onCell: authed ? tapCell : null, picked });
+    $("board").classList.toggle("tappable", authed && playing());
+  }
+  function pieceAt(x, y) { const p = state.board.pieces.find(([px, py]) => px === x && py === y); return p ? p[2] : null; }
+  function squareAt(x, y) { return state.board.squares.some(([sx, sy]) => sx === x && sy === y); }
+  function own(letter) { return letter && (letter === letter.toUpperCase()) === (state.to_move === 0); }
+  function hint(text) { $("tap-hint").textContent = text; $("tap-hint").hidden = !text; }
+  function tapCell(x, y) {
+    if (!playing()) return;
+    const letter = pieceAt(x, y);
+    if (!picked.length || (picked.length === 1 && own(letter))) {
+      if (!own(letter)) { hint(`tap one of ${name(state.to_move)}'s pieces first`); return; }
+      picked = (picked.length && picked[0][0] === x && picked[0][1] === y) ? [] : [[x, y]];
+      hint(picked.length ? "now tap where it goes" : "");
+    } else if (picked.length === 1) {
+      picked.push([x, y]);
+      const pawn = pieceAt(...picked[0]).toLowerCase() === "p";
+      if (pawn && !squareAt(x, y)) { submit(true); return; }  // a Geret: pawn and square together
+      if (!state.needs_shift) { submit(false); return; }
+      hint("now tap the empty square to shift");
+    } else if (picked.length === 2) {
+      picked.push([x, y]);
+      hint("then tap where the square goes");
+    } else {
+      picked.push([x, y]);
+      submit(false);
+      return;
+    }
+    drawBoard();
+  }
+  async function submit(geret) {
+    const [from, to, a, b] = picked.map(([x, y]) => chessCellName(x, y));
+    let promo = "";
+    const ty = picked[1][1];
+    const letter = pieceAt(...picked[0]);
+    const rows = state.board.promotion_rows || [];
+    if (letter.toLowerCase() === "p" && ty === rows[state.to_move]) {
+      const answer = (window.prompt("The pawn promotes: Q, R, B or N?", "Q") || "").trim().toUpperCase();
+      if (!"QRBN".includes(answer) || !answer) { picked = []; hint(""); drawBoard(); return; }
+      promo = "=" + answer;
+    }
+    const text = geret ? `G${from}${to}${promo}` : `${from}${to}${promo}` + (a ? `/${a}${b}` : "");
+    picked = []; hint(""); drawBoard();
+    await send("turn", { text });
+  }
 
   // ---- the side panel -------------------------------------------------------------------------
   function renderClocks() {
@@ -63,7 +112,7 @@ import { liveStream, showStatus } from "./live.js";
     if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
     drawBoard();
     let turn;
-    if (state.result) turn = `Game over: ${esc(state.result)} <div class="muted">${esc(state.result_method)}</div>`;
+    if (state.result) turn = `Game over: ${esc(state.result_words || state.result)} <div class="muted">${esc(state.result_method)}</div>`;
     else {
       const p = state.to_move;
       turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
@@ -75,8 +124,24 @@ import { liveStream, showStatus } from "./live.js";
     $("reader").className = "reader" + (state.half ? " waiting" : "");
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
+    showControls();
     $("rules").textContent = state.rules_text + (state.time_control ? ` · clock ${state.time_control}` : " · no clock");
     renderClocks(); renderMoves(); renderQuestion();
+  }
+
+  // Controls only where they apply: none for spectators; once over, New game alone.
+  function showControls() {
+    const play = state.phase === "play" && !state.over;
+    const show = (el, on) => { if (el) el.hidden = !on; };
+    const button = (a) => document.querySelector(`#controls [data-action="${a}"]`);
+    for (const a of ["clock", "draw", "resign"]) show(button(a), authed && play);
+    show(button("undo"), authed && play && state.move_number > 0);
+    show($("pause-btn"), authed && play && !!state.time_control);
+    show($("new-game"), authed);
+    show($("enter"), authed && play);
+    show($("downloads"), !play && state.phase !== "none");
+    if (!play && state.game_id) $("dl-record").href = `/archive/${state.game_id}.txt`;
+    if (!play || !authed) { picked = []; hint(""); }
   }
 
   function feed(event) { addToFeed($("feed"), event); }

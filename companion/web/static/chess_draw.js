@@ -4,7 +4,7 @@
 // which hand it the same view keys (board, last_turn, half, alert_cells, check, to_move, over).
 export const CHESS_GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 
-function chessCellName(x, y) { return x >= 0 && x < 26 && y >= 0 ? String.fromCharCode(97 + x) + (y + 1) : `[${x},${y}]`; }
+export function chessCellName(x, y) { return x >= 0 && x < 26 && y >= 0 ? String.fromCharCode(97 + x) + (y + 1) : `[${x},${y}]`; }
 
 function chessEl(tag, attrs, text) {
   const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
@@ -15,7 +15,7 @@ function chessEl(tag, attrs, text) {
 
 // Draw ``state`` into ``svg`` (replacing what it held); ``coords: false`` leaves out the file
 // letters and rank numbers (the hub's small boards).
-export function drawChessBoard(svg, state, { coords = true } = {}) {
+export function drawChessBoard(svg, state, { coords = true, onCell = null, picked = [] } = {}) {
   const b = state.board;
   let [x0, y0, x1, y1] = b.bounds;
   x0 = Math.min(x0, 0) - 1; y0 = Math.min(y0, 0) - 1; x1 = Math.max(x1, 7) + 1; y1 = Math.max(y1, 7) + 1;
@@ -55,6 +55,17 @@ export function drawChessBoard(svg, state, { coords = true } = {}) {
     const t = chessEl("text", { x: sx(x) + 0.5, y: sy(y) + 0.8, class: "piece " + (white ? "w" : "b") }, CHESS_GLYPH[lower]);
     t.appendChild(chessEl("title", {}, `${white ? "white" : "black"} ${({ k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" })[lower]} on ${chessCellName(x, y)}`));
     svg.appendChild(t);
+  }
+  // cells tapped so far (a turn being entered on the page), then a hit area on every cell
+  picked.forEach(([x, y], i) => svg.appendChild(chessEl("rect", { x: sx(x) + 0.05, y: sy(y) + 0.05, width: 0.9, height: 0.9, class: i < 2 ? "picked" : "picked shift" })));
+  if (onCell) {
+    const hits = chessEl("g", { class: "hits" });
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) {
+      const r = chessEl("rect", { x: sx(x), y: sy(y), width: 1, height: 1, class: "hit", "data-cell": chessCellName(x, y) });
+      r.addEventListener("click", () => onCell(x, y));
+      hits.appendChild(r);
+    }
+    svg.appendChild(hits);
   }
   svg.setAttribute("aria-label", `the board: ${b.squares.length} squares, ${b.pieces.length} pieces`);
 }

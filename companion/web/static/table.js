@@ -1,5 +1,5 @@
 // The table view: SSE live updates (with Last-Event-ID catch-up), clocks, score, controls.
-import { BoardView, COLOURS, LETTERS } from "./board.js";
+import { BoardView, COLOURS, LETTERS, playerColours, playerNames, swatch } from "./board.js";
 import { clockFace } from "./clocks.js";
 import * as companion from "./common.js";
 import { addToFeed } from "./feed.js";
@@ -9,8 +9,12 @@ import { liveStream, showStatus } from "./live.js";
 {
   const $ = (id) => document.getElementById(id);
   let view = null, state = null, gameId = null, clockAt = 0, clock = null;
+  const authed = companion.authed();
 
   function name(p) { return state && state.players[p] ? state.players[p].name : LETTERS[p]; }
+  function colours() { return state && state.players ? playerColours(playerNames(state.players)) : COLOURS; }
+  function dot(p) { return swatch(colours()[p] || COLOURS[p]); }
+  function playing() { return !!state && state.phase === "play" && !state.over && !state.result; }
 
   function renderClocks() {
     const box = $("clocks");
@@ -21,7 +25,7 @@ import { liveStream, showStatus } from "./live.js";
       const live = state.points !== undefined;
       const pts = pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : "";
       return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
-        <div class="who"><span class="dot c${p}"></span>${escapeHtml(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
+        <div class="who">${dot(p)}${escapeHtml(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
         <div class="digits">${text}</div><div class="extra">${extra}</div>
         <div class="caps">captures ${pl.captures}${pl.prisoners !== pl.captures ? ` · prisoners ${pl.prisoners}` : ""}${pl.in_hand !== null ? ` · ${pl.in_hand} in hand` : ""}${pts}</div>
       </div>`;
@@ -31,7 +35,7 @@ import { liveStream, showStatus } from "./live.js";
 
   function renderScore() {
     const box = $("score"), s = state.score;
-    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${state.result_words || state.result} (${state.result_method})</div>` : ""; return; }
+    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(state.result_words || state.result)} (${escapeHtml(state.result_method)})</div>` : ""; return; }
     const rows = s.points.map((pts, p) => {
       const d = s.detail[p] || {};
       const parts = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
@@ -40,7 +44,7 @@ import { liveStream, showStatus } from "./live.js";
       const how = s.method === "economy" ? `(${parts.join(", ") || "nothing"})` : `= ${parts.join(" + ") || "0"}`;
       return `<tr><th>${escapeHtml(name(p))}</th><td class="num">${pts}</td><td class="how">${how}</td></tr>`;
     });
-    const said = s.words || s.text;  // "a tie", not the records' "0"
+    const said = escapeHtml(s.words || s.text);
     const head = s.final ? `Result: <strong>${said}</strong>` : `If the game ended now: <strong>${said}</strong>`;
     box.innerHTML = `<div class="result">${head}</div><table class="count"><caption>counted by ${s.method}</caption>${rows.join("")}</table>`;
   }
@@ -58,7 +62,7 @@ import { liveStream, showStatus } from "./live.js";
     let out = `<text x="4" y="12" class="axis">${hi}</text><text x="4" y="${H - 4}" class="axis">${lo}</text>`;
     for (let p = 0; p < players; p++) {
       const pts = hist.map((row, i) => `${(i / (n - 1)) * (W - 30) + 28},${H - 8 - ((row[p] - lo) / (hi - lo)) * (H - 20)}`);
-      out += `<polyline fill="none" stroke="${COLOURS[p]}" stroke-width="2.5" class="line p${p}" points="${pts.join(" ")}"/>`;
+      out += `<polyline fill="none" stroke="${colours()[p] || COLOURS[p]}" stroke-width="2.5" class="line p${p}" points="${pts.join(" ")}"/>`;
     }
     svg.innerHTML = `<title>points of each player over the game</title>` + out;
   }
@@ -80,8 +84,13 @@ import { liveStream, showStatus } from "./live.js";
     box.hidden = false;
     const buttons = state.players.map((pl, p) => pl.resigned ? "" :
       `<button data-agree="${p}" ${pl.agreed ? "disabled" : ""}>${escapeHtml(pl.name)} ${pl.agreed ? "agreed ✓" : "agrees"}</button>`).join("");
-    box.innerHTML = `<h2>Cleanup</h2>${suggestionText()}<p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>
-      <div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button><button data-action="play_on" title="club rules: keep every pass and prisoner">Play on</button></div>`;
+    const how = authed
+      ? "<p>Tap a group to mark it dead (tap again to bring it back); tap an empty point for no-man's-land. Then every player confirms.</p>"
+      : "<p class=\"muted\">The players are marking the dead stones.</p>";
+    const controls = authed
+      ? `<div class="controls">${buttons}<button data-action="cancel_cleanup">Back to play</button>${state.rules === "club" ? `<button data-action="play_on" title="club rules: keep every pass and prisoner">Play on</button>` : ""}</div>`
+      : "";
+    box.innerHTML = `<h2>Cleanup</h2>${suggestionText()}${how}${controls}`;
     box.querySelectorAll("button[data-agree]").forEach((b) => b.addEventListener("click", () => send("agree", { player: parseInt(b.dataset.agree, 10) })));
     box.querySelectorAll("button[data-action]").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
   }
@@ -92,22 +101,49 @@ import { liveStream, showStatus } from "./live.js";
     $("alerts").innerHTML = alerts.map((a) => `<p>${escapeHtml(a)}</p>`).join("") +
       notices.map((a) => `<p class="notice">${escapeHtml(a)}</p>`).join("");
     $("alerts").hidden = !alerts.length && !notices.length;
-    if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
+    if (state.phase === "none") { $("turn").textContent = "no game yet"; $("new-game").hidden = !authed; return; }
     if (view) view.update(state);
     const last = state.last_move;
     let lastText = "";
-    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "lost the turn to the clock" : "resigned"}`;
+    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "skipped a turn" : "resigned"}`;
     const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
     let turn;
-    if (state.result) turn = `Game over: ${state.result_words || state.result}`;
-    else if (state.phase === "cleanup") turn = "Game over: cleanup";
-    else turn = `<span class="dot c${state.to_move}"></span>${escapeHtml(name(state.to_move))} to move`;
+    if (state.result) turn = `Game over: ${escapeHtml(state.result_words || state.result)}`;
+    else if (state.phase === "cleanup") turn = "Game over: counting";
+    else turn = `${dot(state.to_move)}${escapeHtml(name(state.to_move))} to move`;
     $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
-    $("start-btn").hidden = !(state.clock && state.clock.waiting && state.phase === "play");
+    showControls();
     $("rules").textContent = `${state.rules_text} · board ${state.topology_spec}` + (state.time_control ? ` · clock ${state.time_control}` : "");
     renderClocks(); renderScore(); renderChart(); renderCleanup(); refreshEstimate();
+  }
+
+  // Controls only where they apply: none for spectators but the estimate; during play the
+  // moves (Skip where the rules have one, Pause with a clock); once over, New game and the
+  // record's downloads.
+  function showControls() {
+    const play = playing(), cleanup = state.phase === "cleanup", over = !play && !cleanup;
+    const show = (el, on) => { if (el) el.hidden = !on; };
+    const button = (a) => document.querySelector(`#controls [data-action="${a}"]`);
+    show(button("pass"), authed && play);
+    show(button("skip"), authed && play && !!state.can_skip);
+    show(button("undo"), authed && play && state.move_number > 0);
+    show($("pause-btn"), authed && play && !!state.clock);
+    show(button("resign"), authed && (play || cleanup));
+    const counts = state.can_count !== false;
+    show(button("cleanup"), authed && play && state.move_number > 0 && counts);
+    show($("start-btn"), authed && play && !!(state.clock && state.clock.waiting) && !state.paused);
+    show($("estimate-btn"), !over && counts);
+    show($("new-game"), authed && (over || play));
+    show($("tap-hint"), authed && play && state.move_number === 0);
+    show($("downloads"), over && state.phase !== "none");
+    if (over && state.game_id) {
+      $("dl-sgf").href = `/archive/${state.game_id}.sgf`;
+      $("dl-json").href = `/archive/${state.game_id}.json`;
+    }
+    $("board").classList.toggle("tappable", authed && (play || cleanup));
+    if (over && estOn) $("estimate-btn").click();
   }
 
   // The Estimate button: read-only, so spectators may use it; the server computes each
@@ -198,8 +234,11 @@ import { liveStream, showStatus } from "./live.js";
     clearTimeout(send.timer); send.timer = setTimeout(() => { box.hidden = true; }, 8000);
   }
 
+  // A tap on the board: mark a group in cleanup; in play, the stone of the player to move.
   function tap(spot) {
-    if (state && state.phase === "cleanup") send("mark", { spot });
+    if (!state || !authed) return;
+    if (state.phase === "cleanup") send("mark", { spot });
+    else if (playing()) send("play", { spot });
   }
 
   function onMessage(data) {
