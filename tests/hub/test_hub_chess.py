@@ -393,7 +393,7 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
             expect(page.locator("#feed li").first).to_contain_text("Ann played g2g4/h3i3")
             t.clock.t += 5.0
             t.table.control("turn", text=MATE[3])  # the mate
-            expect(page.locator("#turn")).to_contain_text("Game over: 0-1", timeout=5000)
+            expect(page.locator("#turn")).to_contain_text("Game over: Bo wins (0-1)", timeout=5000)
             expect(page.locator("#moves td")).to_have_count(4)
             expect(page.locator("#board .check")).to_have_count(0)  # over: no check ring
             assert page.locator("button, form").count() == 0  # read-only

@@ -205,8 +205,11 @@ function hubTable(name) {
         <div class="who"><span class="dot ${hub.dot(v, p)}"></span>${hub.esc(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
         <div class="digits">${left === null ? "—" : hub.fmt(left)}</div>${caps}</div>`;
     }).join("");
-    const method = v.result && v.result_method && hub.isChess(v) ? ` (${v.result_method})` : "";
-    $("turn").textContent = v.result ? `Game over: ${v.result_words || v.result}${method}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
+    // "Bo wins (0-1) · checkmate": the words for everyone, the score for chess players.
+    const said = v.result_words || v.result;
+    const score = v.result && said !== v.result && hub.isChess(v) ? ` (${v.result})` : "";
+    const method = v.result && v.result_method && hub.isChess(v) ? ` · ${v.result_method}` : "";
+    $("turn").textContent = v.result ? `Game over: ${said}${score}${method}` : v.phase === "play" ? `${who(v, v.to_move)} to move · ${hub.result(v)}` : hub.result(v);
     $("rules").textContent = v.rules_text ? `${v.rules_text} · board ${v.topology_spec}` + (v.time_control ? ` · clock ${v.time_control}` : "") : "";
   }
 

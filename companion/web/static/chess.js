@@ -112,7 +112,12 @@ import { liveStream, showStatus } from "./live.js";
     if (state.phase === "none") { $("turn").textContent = "no game yet"; return; }
     drawBoard();
     let turn;
-    if (state.result) turn = `Game over: ${esc(state.result_words || state.result)} <div class="muted">${esc(state.result_method)}</div>`;
+    if (state.result) {
+      // "Bo wins (0-1)": the words for everyone, the score for the chess players.
+      const said = state.result_words || state.result;
+      const score = said !== state.result ? ` (${state.result})` : "";
+      turn = `Game over: ${esc(said + score)} <div class="muted">${esc(state.result_method)}</div>`;
+    }
     else {
       const p = state.to_move;
       turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
