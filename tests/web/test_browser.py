@@ -198,6 +198,16 @@ def _shown(page: Any) -> list[str]:
     return [b.inner_text() for b in controls if b.is_visible()]
 
 
+def _expect_shown(page: Any, names: list[str]) -> None:
+    """The controls shown, once the page has drawn the state it was sent (it redraws from the
+    stream, so a snapshot taken at once can be the state before)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#controls button:visible, #controls a:visible")).to_have_text(
+        names, timeout=5000
+    )
+
+
 def test_controls_follow_the_game_and_the_final_board_shows_territory(
     served: Any, page: Any
 ) -> None:
@@ -208,12 +218,12 @@ def test_controls_follow_the_game_and_the_final_board_shows_territory(
     for name in ("E5", "C3", "G5"):
         table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
     _login(page, url)
-    assert _shown(page) == ["Pass", "Undo", "Pause", "Resign", "Cleanup", "Estimate", "New game…"]
+    _expect_shown(page, ["Pass", "Undo", "Pause", "Resign", "Cleanup", "Estimate", "New game…"])
     page.click("#controls button[data-action=pass]")
     page.wait_for_selector("#turn >> text=Ann to move", timeout=2000)
     page.click("#controls button[data-action=pass]")
     page.wait_for_selector("#cleanup:not([hidden])", timeout=2000)
-    assert _shown(page) == ["Resign", "Estimate"]
+    _expect_shown(page, ["Resign", "Estimate"])
     assert page.locator("#cleanup button[data-action=play_on]").count() == 0  # club rules only
     assert page.locator("rect.terr").count() == 0  # one region touching both: nobody's
     c3 = game.parse_spot("C3")
@@ -225,7 +235,7 @@ def test_controls_follow_the_game_and_the_final_board_shows_territory(
     page.click("button[data-agree='1']")
     page.wait_for_selector("#score >> text=Result", timeout=2000)
     page.wait_for_selector("#downloads:not([hidden])", timeout=2000)
-    assert _shown(page) == ["New game…", "SGF", "JSON"]
+    _expect_shown(page, ["New game…", "SGF", "JSON"])
     assert page.get_attribute("#dl-sgf", "href") == f"/archive/{table.state.game_id}.sgf"
     owners = page.locator("rect.terr")
     assert owners.count() >= 70  # Black's area: the empty points and the dead white stone

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from companion.games.beyond_chess import cell_name
 from companion.games.beyond_chess_notation import (
@@ -117,9 +118,9 @@ def test_a_geret_tapped_on_the_page_and_the_controls_once_over(served: Any, brow
     assert table.state.game.move_stack[before] == geret
     table.control("resign", player=table.part.to_move())
     page.wait_for_selector("#downloads:not([hidden])", timeout=5000)
-    controls = page.locator("#controls button, #controls a").all()
-    visible = [b.inner_text() for b in controls if b.is_visible()]
-    assert visible == ["New game…", "the record (.txt)"], visible
+    expect(page.locator("#controls button:visible, #controls a:visible")).to_have_text(
+        ["New game…", "the record (.txt)"], timeout=5000
+    )
     assert "wins" in page.inner_text("#turn")
     page.screenshot(path=str(SHOTS / "chess-over.png"))
     page.close()
