@@ -35,13 +35,12 @@ STORE_PX = 20  # stored pixels per spacing (views are cut at PX..2*PX from these
 TOKEN_CLASS = {tok: i for i, tok in enumerate(CLASSES)}
 COVERED = CLASSES.index("?")
 # Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
-# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings).
-# Diagonal shifts only: their centres lie 0.71 spacing from any point, well clear of the
-# ~0.25 spacing a corner may be off (a shift along a line, 0.5, was too close). Only centres
-# between points *on* the board are labelled (see augmented_window): learning the margin as
-# "no point" made edge and corner points unsure.
-OFF_SHARE = 0.05
-OFF_LATTICE = ((0.5, 0.5), (-0.5, 0.5))
+# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings):
+# no point lies at their centres, on the board or in its margin. Learning where points are
+# *not* sharpens where they are: without these (or with the margin left out) edge and corner
+# points read less sure.
+OFF_SHARE = 0.08
+OFF_LATTICE = ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.5, 0.5))
 LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
@@ -362,12 +361,7 @@ def augmented_window(
     )
     labels = item.labels[r0 : r0 + k, c0 : c0 + k].copy()
     if off is not None:
-        # between points on the board: no point there. Beyond the edge lines (the margin) it
-        # is not learnt at all: an edge point seen with its corners a little off looks alike.
-        rows = np.arange(r0, r0 + k) + dy
-        cols = np.arange(c0, c0 + k) + dx
-        inside = ((rows >= 0) & (rows <= n - 1))[:, None] & ((cols >= 0) & (cols <= n - 1))[None]
-        labels = np.where(inside, COVERED, -1).astype(np.int8)
+        labels[:] = COVERED
     view = _photometric(np.asarray(view, dtype=np.uint8), rng)
     turns = int(rng.integers(4))
     view, labels = np.rot90(view, turns), np.rot90(labels, turns)
