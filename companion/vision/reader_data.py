@@ -35,12 +35,12 @@ STORE_PX = 20  # stored pixels per spacing (views are cut at PX..2*PX from these
 TOKEN_CLASS = {tok: i for i, tok in enumerate(CLASSES)}
 COVERED = CLASSES.index("?")
 # Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
-# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings).
-# Diagonal shifts only: their centres lie 0.71 spacing from any point, well clear of the
-# ~0.25 spacing a corner may be off (a shift along a line, 0.5, was too close: edge and
-# corner points then lost confidence).
-OFF_SHARE = 0.05
-OFF_LATTICE = ((0.5, 0.5), (-0.5, 0.5))
+# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings):
+# no point lies at their centres, on the board or in its margin. Learning where points are
+# *not* sharpens where they are: without these (or with the margin left out) edge and corner
+# points read less sure.
+OFF_SHARE = 0.08
+OFF_LATTICE = ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.5, 0.5))
 LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
