@@ -34,13 +34,21 @@ if TYPE_CHECKING:
 STORE_PX = 20  # stored pixels per spacing (views are cut at PX..2*PX from these)
 TOKEN_CLASS = {tok: i for i, tok in enumerate(CLASSES)}
 COVERED = CLASSES.index("?")
-# Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
-# Windows cut half a spacing off the lattice (share of windows, and the shifts in spacings):
-# no point lies at their centres, on the board or in its margin. Learning where points are
-# *not* sharpens where they are: without these (or with the margin left out) edge and corner
-# points read less sure.
+# Windows cut half a spacing off the lattice diagonally (share of windows, and the shifts in
+# spacings): no point lies within 0.71 spacing of their centres, on the board or in its margin.
+# Learning where points are *not* sharpens where they are: without these (or with the margin
+# left out) edge and corner points read less sure. Shifts along a line (0.5) sit too close to
+# the corner jitter below.
 OFF_SHARE = 0.08
-OFF_LATTICE = ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.5, 0.5))
+OFF_LATTICE = ((0.5, 0.5), (-0.5, 0.5))
+# Corner jitter in spacings: per corner and shared (standard deviations), and its clip. Corners
+# placed by hand or given by other tools miss the crossings by up to ~0.25 spacing (the given
+# gomrade corners by 0.1-0.26, mostly all the same way); a net trained with less read a whole
+# edge row ``?`` under such corners.
+JITTER = (0.08, 0.1, 0.32)
+EDGE = 0.5  # a window snaps to a board edge this often per axis (a corner point in 1 of 4)
+CONFIRM = 0.35  # found corners this close (in spacings) to the given ones replace them
+# Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
 LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
@@ -54,6 +62,9 @@ class Item:
     labels: NDArray[np.int8]  # (size, size)
     source: str
     name: str
+    # the corners as given, where they differ from ``corners`` (the found ones, on the
+    # crossings): half the windows are cut with these (see :func:`training_corners`)
+    also: NDArray[np.float64] | None = None
 
 
 def source_of(group: str) -> str:
@@ -79,8 +90,11 @@ def prepare(
     *,
     source: str,
     name: str,
+    also: NDArray[np.float64] | None = None,
 ) -> Item:
-    """Crop ``image`` to the board and three spacings around it, shrunk to ``STORE_PX``/spacing."""
+    """Crop ``image`` to the board and three spacings around it, shrunk to ``STORE_PX``/spacing.
+
+    ``also``: other corners of the same board (see :attr:`Item.also`), moved along."""
     c = np.asarray(corners, dtype=np.float64)
     spacing = float(np.linalg.norm(np.diff(c, axis=0, append=c[:1]), axis=1).mean()) / (size - 1)
     margin = 3.0 * spacing
@@ -91,13 +105,15 @@ def prepare(
     y1 = int(min(h, np.ceil(c[:, 1].max() + margin)))
     crop = image[y0:y1, x0:x1]
     c = c - [x0, y0]
+    a = None if also is None else np.asarray(also, dtype=np.float64) - [x0, y0]
     k = min(1.0, STORE_PX / spacing)
     if k < 1.0:
         crop = np.asarray(
             cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), dtype=np.uint8
         )
         c = (c + 0.5) * k - 0.5
-    return Item(np.ascontiguousarray(crop), c, size, labels, source, name)
+        a = None if a is None else (a + 0.5) * k - 0.5
+    return Item(np.ascontiguousarray(crop), c, size, labels, source, name, a)
 
 
 def photo_items(
@@ -114,13 +130,16 @@ def photo_items(
         photo = cast("LabelledPhoto", each)
         image = load_image(photo.path)
         n = photo.size
-        if photo.corners is not None:
-            corners = np.asarray(photo.corners, dtype=np.float64)
-        else:
-            try:
-                corners = find_board(image, size=n).corners
-            except (BoardNotFound, CompanionError):
-                continue  # no honest corners: nothing to learn from this photo
+        given = None if photo.corners is None else np.asarray(photo.corners, dtype=np.float64)
+        try:
+            found: NDArray[np.float64] | None = np.asarray(
+                find_board(image, size=n).corners, dtype=np.float64
+            )
+        except (BoardNotFound, CompanionError):
+            found = None
+        corners, also = training_corners(given, found, n)
+        if corners is None:
+            continue  # no honest corners: nothing to learn from this photo
         labels = np.array([TOKEN_CLASS[t] for t in photo.tokens], dtype=np.int8).reshape(n, n)
         rel = str(photo.path.relative_to(Path(root))) if photo.path.is_relative_to(root) else ""
         for r, col in LABEL_FAULTS.get(rel, ()):
@@ -133,9 +152,31 @@ def photo_items(
                 labels,
                 source=source_of(photo.group),
                 name=rel or str(photo.path),
+                also=also,
             )
         )
     return out
+
+
+def training_corners(
+    given: NDArray[np.float64] | None, found: NDArray[np.float64] | None, size: int
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """The corners a photo is learnt with, and the other corners also learnt (or None).
+
+    Given corners (converted by hand from another project's files) miss the crossings by 0.1 to
+    0.26 spacing on the gomrade photos, always the same way on one camera. Learnt with them
+    alone, the net took that offset for what an edge looks like and read the edge rows ``?``
+    once corners sat on the crossings (found ones); learnt with the found ones alone, it read
+    them ``?`` under the given corners. Corners a user places are off like that too, so where
+    the found corners lie within :data:`CONFIRM` spacing of the given ones both are learnt;
+    anything else keeps the given ones (or the found ones where none are given).
+    """
+    if given is None or found is None:
+        return (found, None) if given is None else (given, None)
+    spacing = float(np.linalg.norm(np.diff(given, axis=0, append=given[:1]), axis=1).mean())
+    spacing /= size - 1
+    off = np.linalg.norm(found - given, axis=1) / spacing
+    return (found, given) if float(off.max()) <= CONFIRM else (given, None)
 
 
 def game_positions(root: str | Path, rng: np.random.Generator, count: int) -> list[list[str]]:
@@ -312,16 +353,16 @@ def augmented_window(
     k = min(points, n)
     r0 = int(rng.integers(0, n - k + 1))
     c0 = int(rng.integers(0, n - k + 1))
-    if rng.random() < 0.4:  # edges and corners (board margin, table beyond) as often as inside
+    if rng.random() < EDGE:  # edges and corners (board margin, table beyond) as often as inside
         r0 = int(rng.choice([0, n - k]))
-    if rng.random() < 0.4:
+    if rng.random() < EDGE:
         c0 = int(rng.choice([0, n - k]))
-    spacing = float(
-        np.linalg.norm(np.diff(item.corners, axis=0, append=item.corners[:1]), axis=1).mean()
-    ) / (n - 1)
-    # corners off by up to ~0.2 spacing, as a hand-placed or found corner can be
-    jitter = rng.normal(0.0, 0.06, (4, 2)) + rng.normal(0.0, 0.05, (1, 2))
-    corners = item.corners + np.clip(jitter, -0.25, 0.25) * spacing
+    base = item.corners if item.also is None or rng.random() < 0.5 else item.also
+    spacing = float(np.linalg.norm(np.diff(base, axis=0, append=base[:1]), axis=1).mean())
+    spacing /= n - 1
+    # corners off by up to ~0.3 spacing, as a hand-placed or found corner can be
+    jitter = rng.normal(0.0, JITTER[0], (4, 2)) + rng.normal(0.0, JITTER[1], (1, 2))
+    corners = base + np.clip(jitter, -JITTER[2], JITTER[2]) * spacing
     # now and then a window half a spacing off the lattice: no point lies at its centres, so
     # "covered" (not a point, nor a stone on one): a spot placed between points, or corners
     # that are badly off, read ``?`` rather than a stone that is not there

@@ -48,3 +48,17 @@ def test_train_reader_refuses_test_seeds() -> None:
         main, ["train-reader", "--photos", "", "--renders", "10", "--render-seed", "999995"]
     )
     assert res.exit_code != 0 and "below 1000000" in res.output
+
+
+def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
+    """A photo is learnt with the found corners and the given ones when the two lie within a
+    third of a spacing (given corners converted from other tools miss the crossings a little),
+    else with the given ones alone; with one of the two missing, the other."""
+    given = np.array([[100.0, 100.0], [280.0, 100.0], [280.0, 280.0], [100.0, 280.0]])  # 10 px
+    near = given + np.array([[0.0, 2.5], [0.0, 2.5], [1.0, 0.0], [-1.0, 0.0]])
+    far = given + np.array([[0.0, 5.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    assert reader_data.training_corners(given, near, 19) == (near, given)
+    assert reader_data.training_corners(given, far, 19) == (given, None)
+    assert reader_data.training_corners(None, near, 19) == (near, None)
+    assert reader_data.training_corners(given, None, 19) == (given, None)
+    assert reader_data.training_corners(None, None, 19) == (None, None)
