@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from companion.table import intents as it
 from companion.table.session import TableSession
 from companion.web.app import create_app
 from companion.web.server import Limits, Server
+from tests.support.browsing import needs_chromium
 
 PIN = "864200"
 
@@ -125,3 +127,16 @@ def test_a_control_after_the_damage_is_refused_in_words_and_nothing_is_written(
     assert refused.status_code == 503
     assert "nothing more is written" in refused.get_json()["error"]
     assert table.journal.last_seq == last
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_page_in_a_browser_shows_the_board_and_says_the_journal_is_damaged(
+    table: TableSession, port: int, page: Any
+) -> None:
+    page.goto(f"http://127.0.0.1:{port}/")
+    page.wait_for_selector(".status.live", timeout=5000)
+    page.wait_for_selector("#alerts >> text=game 1, event 3", timeout=5000)
+    assert "companion journal repair" in page.inner_text("#alerts")
+    e5 = table.state.game.parse_spot("E5")  # type: ignore[union-attr]
+    page.wait_for_selector(f'circle.stone[data-spot="{e5}"]', timeout=5000)
