@@ -115,6 +115,12 @@ def archive_game(game_id: int) -> Response:
                 "prisoners": list(game.pass_prisoners),
                 "dead": sorted(state.dead),
                 "text": event.result if isinstance(event, ev.Scored) else "",
+                # the count in words ("Cy wins on the tie-break", never "R+0")
+                "words": (
+                    result_words(event.result, state.started.players, event.method)
+                    if isinstance(event, ev.Scored) and state.started
+                    else ""
+                ),
             }
         )
     game = state.game
@@ -125,6 +131,11 @@ def archive_game(game_id: int) -> Response:
             "rules": state.started.rules,
             "players": state.started.players,
             "result": state.ended.result if state.ended else None,
+            "result_words": (
+                result_words(state.ended.result, state.started.players, state.ended.method)
+                if state.ended
+                else None
+            ),
             "topology": board_drawing(game, state.started.topology),
             "frames": frames,
         }

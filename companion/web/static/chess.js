@@ -69,13 +69,13 @@ import { liveStream, showStatus } from "./live.js";
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     box.innerHTML = state.players.map((pl, p) => {
-      const { text, extra, running, low } = clockFace(clock, p, clockAt, "turns");
+      const { text, extra, running, low, none } = clockFace(clock, p, clockAt, "turns");
       const turn = state.to_move === p && !state.over;
       const other = state.players[1 - p];
       const took = other.lost.map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${GLYPH[l.toLowerCase()]}</span>`).join("");
       return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
         <div class="who"><span class="dot ${p ? "b" : "w"}"></span>${esc(pl.name)}</div>
-        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="digits${none ? " none" : ""}">${text}</div><div class="extra">${extra}</div>
         <div class="caps took" title="pieces ${esc(pl.name)} captured">${took || "&nbsp;"}</div></div>`;
     }).join("");
   }

@@ -20,13 +20,13 @@ import { liveStream, showStatus } from "./live.js";
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     const faces = state.players.map((pl, p) => {
-      const { text, extra, running, low } = clockFace(clock, p, clockAt);
+      const { text, extra, running, low, none } = clockFace(clock, p, clockAt);
       const turn = state.to_move === p && state.phase === "play" && !state.over;
       const live = state.points !== undefined;
       const pts = pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : "";
       return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
         <div class="who">${dot(p)}${escapeHtml(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
-        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="digits${none ? " none" : ""}">${text}</div><div class="extra">${extra}</div>
         <div class="caps">captures ${pl.captures}${pl.prisoners !== pl.captures ? ` · prisoners ${pl.prisoners}` : ""}${pl.in_hand !== null ? ` · ${pl.in_hand} in hand` : ""}${pts}</div>
       </div>`;
     });
@@ -35,7 +35,14 @@ import { liveStream, showStatus } from "./live.js";
 
   function renderScore() {
     const box = $("score"), s = state.score;
-    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(state.result_words || state.result)} (${escapeHtml(state.result_method)})</div>` : ""; return; }
+    if (!s) {
+      // "Black wins by resignation", "a draw": the method only where the words do not say it
+      // ("Black wins (first capture)").
+      const said = state.result_words || state.result || "", how = state.result_method || "";
+      const extra = how && !said.toLowerCase().includes(how.toLowerCase().slice(0, 4)) ? ` (${escapeHtml(how)})` : "";
+      box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(said)}${extra}</div>` : "";
+      return;
+    }
     const rows = s.points.map((pts, p) => {
       const d = s.detail[p] || {};
       const parts = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
