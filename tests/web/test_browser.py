@@ -300,5 +300,11 @@ def test_on_a_phone_the_badge_leaves_the_letters_and_the_archive_fits(
     page.wait_for_selector("table.archive")
     width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
+    # every game's result and links in sight, not in a box that scrolls sideways
+    shown = page.locator("table.archive td[data-label=result], table.archive td.links a").all()
+    assert len(shown) == 7 * 5
+    for cell in shown:
+        box = cell.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     page.screenshot(path=str(SHOTS / "archive-phone.png"), full_page=True)
     context.close()
