@@ -18,6 +18,7 @@ from companion.demo.playouts import (
     load_playout,
     playout,
     preset_board,
+    record_from_json,
 )
 from companion.errors import InputError, RecordError
 from companion.journal import Journal
@@ -155,3 +156,29 @@ def test_another_board_gets_a_legal_playout_made_for_it(
     assert (record.rules, record.board, record.players) == (rules, board, players)
     game = record.replay()
     assert game.over and len(record.moves) >= 10
+
+
+@pytest.mark.parametrize(("board", "first_lines"), [("19", {3, 4}), ("9", {3, 4, 5})])
+def test_a_playout_opens_on_the_third_and_fourth_lines_and_never_self_ataris(
+    board: str, first_lines: set[int]
+) -> None:
+    """Real-looking demos: each player's first two stones where people open (the third and
+    fourth lines; the centre too on 9x9), no stone on the first line in the first ten moves,
+    and no move that leaves its own chain in atari without capturing."""
+    size = int(board)
+    for seed in range(1, 6):
+        record = record_from_json(playout("chinese", board, seed=seed))
+        game = record.start()
+        for number, (_player, spot) in enumerate(record.moves):
+            if spot is None:
+                game.pass_()
+                continue
+            row, col = divmod(spot, size)
+            line = 1 + min(row, col, size - 1 - row, size - 1 - col)
+            if number < 4:
+                assert line in first_lines, (seed, number, game.spot_name(spot))
+            if number < 10:
+                assert line > 1, (seed, number, game.spot_name(spot))
+            captured = game.play(spot)
+            assert captured or len(game.liberties(spot)) > 1, (seed, game.spot_name(spot))
+        assert len(game.board) == size * size
