@@ -393,7 +393,10 @@ class ChessDemoInput(DemoInput):
         self.film.calibrate(start if isinstance(start, BeyondChess) else self.record.start())
         yield from self.show(feed, game.look(), seconds=self.delay)
         for turn in self.record.turns[len(game.move_stack) :]:
-            if self._halt or not self.is_demo_game(table):
+            if self._halt:
+                return
+            if not self.is_demo_game(table):
+                yield from self._leave(feed)
                 return
             live = table.state.game
             before = len(live.move_stack)
@@ -405,7 +408,16 @@ class ChessDemoInput(DemoInput):
                     break
                 yield from self.show(feed, position.look_after(turn), seconds=self.delay)
             if len(live.move_stack) == before or table.state.game is not live:
+                yield from self._leave(feed)
                 return  # the table did not take it (or someone changed the game): leave it
+
+    def _leave(self, feed: Feed) -> Iterator[Sample]:
+        """A turn was entered by hand: the drawn board takes the game's position, as players
+        would set it, so the reader sees a board that matches (not a hand left over it, nor
+        the turn the demo was making): long enough for any stillness the table asks."""
+        game = feed.table.state.game
+        if not self._halt and feed.table.state.phase == "play" and hasattr(game, "look"):
+            yield from self.show(feed, game.look(), seconds=self.delay + 2.0)
 
 
 class TableDemo(DemoInput):

@@ -76,3 +76,30 @@ def test_a_new_game_on_the_demos_board_gets_the_demo_from_its_start(tmp_path: Pa
         assert state.game_id == 2 and state.discrepancy is None and table.alerts() == []
         assert demo.is_demo_game(table) and not loop.done
     assert loop.error is None
+
+
+@pytest.mark.parametrize("wait", [0.3, 0.7])
+def test_a_chess_turn_entered_by_hand_leaves_no_alert(tmp_path: Path, wait: float) -> None:
+    """The Beyond Chess demo, a turn typed on the page in the middle of it (at a few moments of
+    the demo's drawing): the drawn board takes the game's position, so the reader ends up
+    saying nothing and no "the board does not match the game" stays up."""
+    from companion.runtime.demo import ChessDemoInput
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    demo = ChessDemoInput(delay=0.3, rest=60.0, fps=10.0)
+    with ObservationLoop(table, demo) as loop:
+
+        def whites_turn() -> bool:
+            game = table.state.game
+            return game is not None and len(game.move_stack) >= 2 and game.turn >> 3 == 0
+
+        assert until(whites_turn)
+        time.sleep(wait)
+        table.control("turn", text="a2a3/i6h6")
+        assert until(lambda: "entered by hand" in demo.note)
+        assert until(lambda: table.part.reader == "" and table.state.discrepancy is None), (
+            table.part.reader
+        )
+        time.sleep(0.5)  # and it stays so
+        assert table.part.reader == "" and table.state.discrepancy is None
+        assert loop.error is None
