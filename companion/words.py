@@ -166,7 +166,8 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         close = f"; boundaries to close at {c.spots(event.boundary)}" if event.boundary else ""
         return (
             f"the estimate suggested {len(event.dead)} dead and "
-            f"{len(event.no_mans_land)} dame ({event.result}){unsure}{fill}{close}"
+            f"{len(event.no_mans_land)} dame ({_result(event.result, c)} if confirmed)"
+            f"{unsure}{fill}{close}"
         )
     if isinstance(event, ev.CleanupMarked):
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"

@@ -138,9 +138,12 @@ def test_cleanup_started() -> None:
 
 def test_cleanup_suggested() -> None:
     e = ev.CleanupSuggested(dead=(1, 2, 3), no_mans_land=(9,), unsure=(1,), result="W+4.5")
-    assert words(e, CTX) == "the estimate suggested 3 dead and 1 dame (W+4.5), unsure of 1 stone"
+    assert words(e, CTX) == (
+        "the estimate suggested 3 dead and 1 dame (Bob wins by 4.5 points if confirmed), "
+        "unsure of 1 stone"
+    )
     assert words(ev.CleanupSuggested(result="B+1"), CTX) == (
-        "the estimate suggested 0 dead and 0 dame (B+1)"
+        "the estimate suggested 0 dead and 0 dame (Ann wins by 1 point if confirmed)"
     )
 
 
