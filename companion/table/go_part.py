@@ -44,6 +44,7 @@ from companion.table import intents as it
 from companion.table.part import GamePart, Handler
 from companion.table.state import TableState, undo_move
 from companion.table.views import board_drawing
+from companion.words import result_words
 
 if TYPE_CHECKING:
     from companion.table.session import TableSession
@@ -462,6 +463,9 @@ class GoPart(GamePart):
                 "unsure": list(s.unsure),
                 "unsure_groups": estimates.group_names(game, s.unsure),
                 "result": s.result,
+                "result_words": result_words(
+                    s.result, state.started.players if state.started else ()
+                ),
                 "playouts": s.playouts,
                 "fill": list(s.fill),
                 "boundary": [

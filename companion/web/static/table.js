@@ -79,7 +79,7 @@ import { liveStream, showStatus } from "./live.js";
     const sg = state.suggested;
     if (!sg) return state.suggesting ? `<p class="muted suggesting">Working out a suggestion…</p>` : "";
     const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
-    let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result)} if confirmed): check them.</p>`;
+    let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result_words || sg.result)} if confirmed): check them.</p>`;
     if (sg.borders_text) out += `<p class="borders-line">${escapeHtml(sg.borders_text)}</p>`;
     if (sg.unsure_groups.length) out += `<p class="unsure-line">these groups are unsure: ${sg.unsure_groups.map(escapeHtml).join(", ")} — check them</p>`;
     return out;
