@@ -13,7 +13,9 @@ import zlib
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
+from companion.demo import load_record
 from companion.demo.playouts import PRESET_BOARDS
+from companion.errors import CompanionError
 from companion.games.rules import presets
 from companion.games.topology import bundled_maps
 from companion.sources import SOURCE_FORMS
@@ -62,10 +64,13 @@ def setup_page() -> str:
     started = getattr(web().table.state, "started", None)
     current = {"rules": "chinese", "board": "19", "players": _DEFAULT_NAMES[:2], "time": ""}
     if started is not None and not is_chess(started.rules):
+        demo_names = started.players == _demo_names()  # GNU Go's, not the next game's players
         current = {
             "rules": started.rules,
             "board": started.topology,
-            "players": list(started.players),
+            "players": _DEFAULT_NAMES[: len(started.players)]
+            if demo_names
+            else list(started.players),
             "time": started.time_control or "",
         }
     return render_template(
@@ -75,6 +80,14 @@ def setup_page() -> str:
         maps=sorted(bundled_maps()),
         current=current,
     )
+
+
+def _demo_names() -> tuple[str, ...]:
+    """The players of the bundled GNU Go demo game (the demo's 13x13 game)."""
+    try:
+        return load_record().names
+    except CompanionError:
+        return ()
 
 
 #: The names a new game's players get unless they are typed in (GoBeyond's third on: colours).

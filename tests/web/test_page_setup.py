@@ -39,6 +39,8 @@ def test_a_new_game_on_the_page_gets_a_demo_on_its_board(
         # the form starts from the game on the table ("same again")
         assert page.input_value("select[name=rules]") == "club"
         assert page.input_value("input[name=topology]") == "13"
+        # ... but the players of the next game are not GNU Go's
+        assert page.input_value("textarea[name=players]") == "Black\nWhite"
         page.select_option("select[name=rules]", rules)
         if players:
             page.fill("textarea[name=players]", "\n".join(players))
