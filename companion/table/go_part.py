@@ -23,7 +23,9 @@ marked or agreed, never scored until every player agrees. Readings of the cleanu
   asked again, the count gives the resigner nothing (their territory is nobody's) and "play
   on" keeps them out of the rotation; Undo is refused until the rest agree or play on.
 - *Play on* (club rules, point 11) keeps every pass and prisoner and gives the move to the
-  player after the last passer; it is not Undo.
+  player after the last passer; it is not Undo. *Back to play* after the game ended by passes
+  is the same step under every rule set (a game over by passes takes no move, so there is no
+  other play to go back to); after a cleanup pressed during play it only ends the cleanup.
 """
 
 from __future__ import annotations
@@ -328,6 +330,13 @@ class GoPart(GamePart):
         return [self.table.accept(ev.CleanupStarted(), clock_change=clock.pause if clock else None)]
 
     def cancel_cleanup(self) -> list[ev.Event]:
+        """*Back to play*. A cleanup pressed during play just ends; after the game ended by
+        passes there is no play to go back to but playing on (the engine refuses every move
+        of a game over), so it is :meth:`play_on`: the passes stay, the player after the
+        last passer moves."""
+        game = self.game()
+        if game.over and game.result is None and self.state.phase == "cleanup":
+            return self.play_on()
         table, clock = self.table, self.table.clock
         out = [table.accept(ev.CleanupCancelled())]
         if clock is not None and not self.game().over:
