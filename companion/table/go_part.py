@@ -39,7 +39,9 @@ from typing import TYPE_CHECKING, Any
 from companion import events as ev
 from companion.errors import IllegalMove, JournalError
 from companion.games.go import LETTERS, GoGame
-from companion.games.timecontrol import FlagPolicy
+from companion.games.gobeyond import GoBeyond
+from companion.games.rules import find_rules
+from companion.games.timecontrol import FlagPolicy, TurnLimit, parse_spec
 from companion.games.topology import map_file_text
 from companion.table import estimates
 from companion.table import intents as it
@@ -109,6 +111,12 @@ class GoPart(GamePart):
     ) -> tuple[ev.GameStarted, FlagPolicy, int]:
         topology = topology or "19"
         map_text = map_file_text(topology)  # the game keeps the map, not the path to it
+        limit = parse_spec(time_control) if time_control else None
+        # GoBeyond: the turn duration is one of the economy's agreed parameters, so a game
+        # timed turn:30s (--time, the setup page's clock) records it there.
+        gobeyond = issubclass(find_rules(rules), GoBeyond)
+        if gobeyond and isinstance(limit, TurnLimit) and "turn_seconds" not in knobs:
+            knobs = {**knobs, "turn_seconds": limit.turn}
         probe = TableState.build_game(
             ev.GameStarted(
                 rules=rules, topology=topology, knobs=knobs, players=("a", "b"), map_text=map_text
