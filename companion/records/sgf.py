@@ -64,6 +64,9 @@ RU_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "ing": ("chinese", {"ko": "simple", "suicide": True}),
     "goe": ("chinese", {"ko": "simple", "suicide": True}),
 }
+#: ``RU`` as it is usually spelt, for the presets that have a usual spelling (written when the
+#: record keeps no spelling of its own).
+RU_TEXT = {"chinese": "Chinese", "japanese": "Japanese"}
 #: What an unknown or absent ``RU`` means (see the module docstring).
 UNKNOWN_RULES: tuple[str, dict[str, Any]] = ("chinese", {"ko": "simple", "suicide": True})
 
@@ -277,7 +280,7 @@ class _Reader:
                 self.text(root, "PB") if "PB" in root else None,
                 self.text(root, "PW") if "PW" in root else None,
             ),
-            rules_text=None if ru == preset else ru,
+            rules_text=None if ru in (preset, RU_TEXT.get(preset)) else ru,
             result=self.text(root, "RE") if "RE" in root else None,
             main_time=self.number(root["TM"][0], "TM", real=True) if "TM" in root else None,
             overtime=self.text(root, "OT") if "OT" in root else None,
@@ -520,7 +523,9 @@ def write_sgf(record: GameRecord) -> bytes:
     root.update(FF=[b"4"], GM=[b"1"], CA=[b"UTF-8"])
     root.setdefault("AP", [f"companion:{__version__}".encode()])
     root["SZ"] = [str(width).encode() if width == height else f"{width}:{height}".encode()]
-    ru = record.rules_text if record.rules_text is not None else record.rules
+    ru = record.rules_text
+    if ru is None:
+        ru = RU_TEXT.get(record.rules, record.rules)
     root["RU"] = [_escape(ru)]
     preset, implied, _ = rules_for(ru)
     if preset != record.rules:

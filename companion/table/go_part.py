@@ -302,6 +302,8 @@ class GoPart(GamePart):
             raise IllegalMove("not allowed", "the clocks are paused: resume first")
         if not 0 <= spot < len(game.board):
             raise IllegalMove("off board", "that point is not on the board")
+        if state.handicap_pending:  # a free handicap: the tapped stone is one of them
+            return [table.accept(ev.HandicapPlaced(spots=(spot,)))]
         clock = table.clock
         stored = table.accept(
             ev.MovePlayed(player=game.to_move, spot=spot),

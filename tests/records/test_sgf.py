@@ -48,7 +48,8 @@ def test_rectangular_board_columns_then_rows_from_the_top() -> None:
 def test_root_properties_are_interpreted_or_kept() -> None:
     record = read_sgf(RECT)
     assert (record.rules, record.ko, record.komi) == ("japanese", None, 6.5)
-    assert record.rules_text == "Japanese"
+    assert record.rules_text is None  # the usual spelling of the preset: written back so
+    assert b"RU[Japanese]" in write_sgf(record)
     assert record.names == ("Ann", "Bob")
     assert record.result == "W+R"
     assert (record.main_time, record.overtime) == (600.0, "5x30 byo-yomi")
