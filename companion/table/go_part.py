@@ -45,7 +45,7 @@ from companion.games.timecontrol import FlagPolicy, TurnLimit, parse_spec
 from companion.games.topology import map_file_text
 from companion.table import estimates
 from companion.table import intents as it
-from companion.table.part import GamePart, Handler
+from companion.table.part import HELD_ALERT, GamePart, Handler
 from companion.table.state import TableState, undo_move
 from companion.table.views import board_drawing
 
@@ -517,10 +517,6 @@ def borders_text(game: GoGame, s: ev.CleanupSuggested, closing: Mapping[int, int
         ]
         parts.append("boundaries to close (counted as closed): " + "; ".join(closes))
     return "; ".join(parts)
-
-
-#: What the page says about a move seen while the clocks are paused.
-HELD_ALERT = "the clocks are paused: resume to record it"
 
 
 def _go(table: TableSession) -> GoPart:
