@@ -33,6 +33,11 @@ def ensure_game(
     ValueError, in plain words, for settings the game or the input cannot take (a handicap on
     a board without star points, or for a demo that plays its own games)."""
     if source.manages_game:
+        if flag_policy is not None:
+            raise ValueError(
+                "the demo plays its own games with the rules' flag policy: give --on-flag "
+                "with a camera, the sensor grid or label files"
+            )
         if handicap:
             # The demo replays games of its own, none with a handicap: the option would be
             # dropped without a word.

@@ -200,6 +200,17 @@ def test_a_handicap_the_game_cannot_take_is_refused_before_the_journal(
         assert not journal.exists()
 
 
+def test_run_with_the_demo_refuses_a_flag_policy_it_would_not_use(tmp_path: Path) -> None:
+    """``run --source sim --on-flag ignore`` played the demo with the rules' own policy."""
+    from companion.commands.run import command as run
+
+    result = CliRunner().invoke(
+        run, ["--source", "sim", "--on-flag", "ignore", "--journal", str(tmp_path / "j.sqlite")]
+    )
+    assert result.exit_code == 1, result.output
+    assert "the demo plays its own games with the rules' flag policy" in result.output
+
+
 def test_the_demo_refuses_a_handicap_it_would_not_play(tmp_path: Path) -> None:
     """With no camera ``serve --handicap 3`` played the demo's even game and dropped the
     handicap without a word; it says why it cannot, and how to play one."""
