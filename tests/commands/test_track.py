@@ -291,3 +291,18 @@ def test_track_refuses_rules_off_the_board_the_source_reads(
     assert result.exit_code in (1, 2), result.output
     assert message in result.output and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_track_says_how_to_start_a_handicap_game_it_was_not_told_of(tmp_path: Path) -> None:
+    """Issue 13: five black stones on the star points before White's first move, tracked as
+    an even game, were only "5 stones appeared at once"; the message says what to do."""
+    empty = [["."] * 9 for _ in range(9)]
+    for r, c in ((2, 2), (2, 6), (4, 4), (6, 2), (6, 6)):
+        empty[r][c] = "B"
+    write_labels(tmp_path, ["\n".join(" ".join(r) for r in empty)])
+    result = CliRunner().invoke(main, ["track", f"labels:{tmp_path}", "--size", "9"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "5 stones appeared at once at C7, G7, E5, C3 and G3: for a 5-stone handicap, start "
+        "the game with that handicap (--handicap, or the setup page)"
+    ) in result.stderr

@@ -104,6 +104,23 @@ def test_a_five_stone_handicap_game_on_a_webcam_is_recorded_move_by_move(
     ]
 
 
+def test_handicap_stones_under_an_even_game_say_how_to_start_a_handicap_game(
+    tmp_path: Path,
+) -> None:
+    """The same five stones under a game started even: still held (the table takes a
+    handicap only as a setting, never guessed), but the alert says what to do instead of only
+    "5 stones appeared at once"."""
+    scene = Scene(tmp_path)
+    scene.show(FIVE_ON_STARS)
+    assert scene.said[-1] == (
+        "5 black stones appeared at C7, G7, E5, C3 and G3 but Black plays one stone a turn: "
+        "for a 5-stone handicap, start the game with that handicap (--handicap, or the setup "
+        "page)"
+    )
+    game = scene.table.go_state().game
+    assert game is not None and not game.moves and not any(c >= 0 for c in game.board)
+
+
 def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> None:
     """Free placement, 3 stones: Black puts them anywhere (here A1 region and the centre) one
     at a time; the page counts them; once all three are down they are the setup, then White
