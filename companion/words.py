@@ -178,7 +178,7 @@ def words(event: ev.Event, context: Context | None = None) -> str:
             "the players did not agree on the dead stones: play goes on, passes and prisoners kept"
         )
     if isinstance(event, ev.HandicapPlaced):
-        return f"handicap: {_count(len(event.spots), 'black stone')} at {c.spots(event.spots)}; White moves first"
+        return f"handicap: {_count(len(event.spots), 'black stone')} at {c.spots(event.spots)}"
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):

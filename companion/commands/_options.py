@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -236,28 +237,50 @@ def input_settings(**more: Any) -> InputOptions:
     params = click.get_current_context().params
     given = {field: params[name] for field, name in _SHARED.items() if name in params}
     settings = {**given, **more}
-    if settings.get("rules") and settings.get("board"):
-        _check_rules_on_board(str(settings["rules"]), str(settings["board"]))
+    if settings.get("rules"):
+        _check_game(
+            str(settings["rules"]),
+            None if settings.get("board") is None else str(settings["board"]),
+            params.get("handicap"),
+            str(params.get("placement") or "fixed"),
+            board_option="--size" if "size" in params else "--board",
+        )
     return InputOptions(**settings)
 
 
-def _check_rules_on_board(rules: str, board: str) -> None:
-    """A usage error, before any input or journal is opened, for rules on a board their sheet
-    does not play on (FridgeGo off 9x9, 2.5D Go off 2x9x9): the check the table makes when a
-    game starts, made early so that no input thread meets it later."""
+def _check_game(
+    rules: str, board: str | None, stones: int | None, placement: str, *, board_option: str
+) -> None:
+    """A usage error, before any input or journal is opened, for a game the table would refuse
+    to start: rules on a board their sheet does not play on (FridgeGo off 9x9, 2.5D Go off
+    2x9x9), a handicap the rules or the board cannot take (GoBeyond, chess, a fixed handicap
+    off 9x9, 13x13 and 19x19). The checks the table makes when a game starts, made early so
+    that no input thread meets them later; a board the input decides is checked at start."""
     from companion.games.rules import new_game
     from companion.games.topology import from_spec
+    from companion.table import handicap
     from companion.table.chess_state import is_chess
     from companion.table.state import check_board
 
+    hint = f"'--rules' with '{board_option}'"
     if is_chess(rules):
+        if stones:
+            raise click.BadParameter("a handicap is for Go games", param_hint="'--handicap'")
         return
     try:
-        check_board(new_game(rules, from_spec(board)))
+        game = new_game(rules, from_spec(board)) if board is not None else new_game(rules)
+        if board is not None:
+            check_board(game)
+        if stones:
+            hint = "'--handicap'"
+            setting, _ = handicap.take({"handicap_stones": stones, "placement": placement})
+            assert setting is not None
+            # Without a board, only what the rules say (the star points wait for the board).
+            handicap.set_up(
+                game, setting if board is not None else replace(setting, placement="free")
+            )
     except (ValueError, CompanionError) as exc:
-        raise click.BadParameter(
-            f"cannot start the game: {exc}", param_hint="'--rules' with '--board'"
-        ) from None
+        raise click.BadParameter(f"cannot start the game: {exc}", param_hint=hint) from None
 
 
 def start_input(

@@ -173,17 +173,20 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
     stack.callback(table.close)
     table.listeners.append(event_logger(table, _err))
     _err(f"companion: journal {path}")
-    reason = ensure_game(
-        table,
-        reader,
-        rules=o["rules"],
-        board=o["board"],
-        time_control=o["time_control"],
-        flag_policy=o["on_flag"],
-        new_game=o["new_game"],
-        handicap=o.get("handicap"),
-        placement=str(o.get("placement") or "fixed"),
-    )
+    try:
+        reason = ensure_game(
+            table,
+            reader,
+            rules=o["rules"],
+            board=o["board"],
+            time_control=o["time_control"],
+            flag_policy=o["on_flag"],
+            new_game=o["new_game"],
+            handicap=o.get("handicap"),
+            placement=str(o.get("placement") or "fixed"),
+        )
+    except ValueError as exc:  # settings the game or the input cannot take, in plain words
+        raise click.ClickException(f"cannot start the game: {exc}") from None
     if reason is None and not reader.manages_game:
         _err(f"companion: resumed {table.summary()}")
 

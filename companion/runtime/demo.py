@@ -199,6 +199,8 @@ class GoDemoInput(DemoInput):
         started = state.started
         if not isinstance(game, GoGame) or started is None or started.topology != self.board:
             return False  # no game, a chess game, or another board
+        if started.knobs.get("handicap_stones"):
+            return False  # the demo's games have no handicap: players tap this one's moves
         if find_rules(started.rules).name != self.record.rules:
             return False
         if game.players != self.record.players:

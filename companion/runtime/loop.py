@@ -27,6 +27,7 @@ from companion.runtime.background import Worker
 from companion.runtime.inputs import Input, Sample
 from companion.table import handicap
 from companion.table.intents import Intent, SetupIntent
+from companion.table.state import check_board
 from companion.table.tracker import Tracker, apply_intent
 
 NoteHook = Callable[[Sample, str], None]
@@ -196,7 +197,12 @@ class GameTable:
         if self._game is None:
             topology = self._topology()
             if topology is not None:
-                self._game = handicap.new_game(self.rules, topology, self.handicap, self.placement)
+                try:
+                    game = handicap.new_game(self.rules, topology, self.handicap, self.placement)
+                    check_board(game)
+                    self._game = game
+                except ValueError as exc:  # the board the source reads, refused by the rules
+                    raise CompanionError(f"cannot start the game: {exc}") from None
         pending = 0 if self._game is None else handicap.pending(self._game, self._setting())
         return _State(self._game, handicap_pending=pending)
 

@@ -29,8 +29,23 @@ def ensure_game(
     started (None when the game in play goes on, or the input manages its games).
 
     ``board`` is the board asked for (None: the input's when it knows it, else the game's in
-    play, else 19). Afterwards ``source`` reads the game's board (:meth:`Input.fit`)."""
+    play, else 19). Afterwards ``source`` reads the game's board (:meth:`Input.fit`).
+    ValueError, in plain words, for settings the game or the input cannot take (a handicap on
+    a board without star points, or for a demo that plays its own games)."""
     if source.manages_game:
+        if flag_policy is not None:
+            raise ValueError(
+                "the demo plays its own games with the rules' flag policy: give --on-flag "
+                "with a camera, the sensor grid or label files"
+            )
+        if handicap:
+            # The demo replays games of its own, none with a handicap: the option would be
+            # dropped without a word.
+            raise ValueError(
+                "the demo plays its own games, none with a handicap: give --handicap "
+                "with a camera, the sensor grid or label files, or start a handicap game with "
+                "New game on the page and play it by tapping"
+            )
         return None
     state = table.state
     fixed = source.board if source.fixed_board else None

@@ -25,7 +25,7 @@ from companion.games.timecontrol import parse_spec
 from companion.records.chess_record import write_record
 from companion.records.json_record import write_json_record
 from companion.records.record import ClockReading, GameRecord, MoveInfo, record_from_game
-from companion.records.sgf import write_sgf
+from companion.records.sgf import RU_TEXT, write_sgf
 from companion.table.chess_state import ChessTableState, chess_record
 from companion.table.state import TableState
 
@@ -126,10 +126,6 @@ def _go_record(events: Sequence[ev.Event]) -> tuple[GameRecord, TableState]:
     )
     _sgf_extras(record, state, started)
     return record, state
-
-
-#: ``RU`` in its usual spelling, where there is one.
-RU_TEXT = {"chinese": "Chinese", "japanese": "Japanese"}
 
 
 def _sgf_extras(record: GameRecord, state: TableState, started: ev.GameStarted) -> None:

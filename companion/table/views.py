@@ -288,6 +288,12 @@ def go_notices(state: TableState) -> list[str]:
     out: list[str] = []
     if state.paused and state.phase == "play":
         out.append("the clocks are paused")
+    left = state.handicap_pending
+    if left and state.phase == "play":
+        out.append(
+            f"handicap: {names[0]} puts down {left} more black stone{'' if left == 1 else 's'}"
+            " anywhere (on the board, or tap them); then White moves first"
+        )
     if state.phase == "cleanup":
         waiting = [names[p] for p in game.active_players if p not in state.agreed]
         out.append(

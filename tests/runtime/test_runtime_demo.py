@@ -103,3 +103,21 @@ def test_a_chess_turn_entered_by_hand_leaves_no_alert(tmp_path: Path, wait: floa
         time.sleep(0.5)  # and it stays so
         assert table.part.reader == "" and table.state.discrepancy is None
         assert loop.error is None
+
+
+@pytest.mark.parametrize("placement", ["fixed", "free"])
+def test_a_handicap_game_on_the_page_is_left_to_the_players(tmp_path: Path, placement: str) -> None:
+    """Issue 13: a handicap game started on the page while the demo ran was taken on by the
+    demo, whose even game then stopped the loop ("the tracker did not accept B8"). The demo
+    plays no handicap games: it waits, and the players tap the moves."""
+    table = TableSession(Journal(tmp_path / "j.sqlite"))
+    demo = GoDemoInput(delay=0.01, rest=0.0, feed="sensors")
+    with ObservationLoop(table, demo) as loop:
+        assert until(lambda: table.state.game is not None and len(table.state.game.moves) >= 3)
+        table.start_game("chinese", "13", knobs={"handicap_stones": 3, "placement": placement})
+        assert until(lambda: "demo waits" in demo.note)
+        time.sleep(0.3)
+        state = table.state
+        assert state.game_id == 2 and state.game is not None and not state.game.moves
+        assert state.discrepancy is None and not loop.done and loop.error is None
+    assert loop.error is None

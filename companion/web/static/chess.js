@@ -175,9 +175,13 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
-    b.addEventListener("click", () => {
+    b.addEventListener("click", async () => {
       const a = b.dataset.action;
-      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      if (a === "resign") {
+        const who = await companion.whoResigns([0, 1].map((p) => ({ player: p, name: name(p) })), state.to_move);
+        if (who !== null) send("resign", { player: who });
+        return;
+      }
       if (a === "draw" && !confirm("Both players agree to a draw?")) return;
       send(a);
     }));

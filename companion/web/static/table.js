@@ -256,9 +256,14 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
-    b.addEventListener("click", () => {
+    b.addEventListener("click", async () => {
       const a = b.dataset.action;
-      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      if (a === "resign") {
+        const can = state.players.map((pl, p) => ({ player: p, name: pl.name, out: pl.resigned })).filter((x) => !x.out);
+        const who = await companion.whoResigns(can, state.phase === "cleanup" ? null : state.to_move);
+        if (who !== null) send("resign", { player: who });
+        return;
+      }
       send(a);
     }));
   setInterval(renderClocks, 250);
