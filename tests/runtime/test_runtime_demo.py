@@ -4,7 +4,6 @@ no alert about the demo's stones), and the demo comes back once that game is ove
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,7 @@ from companion.runtime import ObservationLoop
 from companion.runtime.demo import GoDemoInput
 from companion.table import intents as it
 from companion.table.session import TableSession
-
-
-def until(test: Callable[[], bool], seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+from tests.support.clock import until
 
 
 def test_a_game_played_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) -> None:
