@@ -120,6 +120,11 @@ def handicap_option(f: F) -> F:
     )
 
 
+voice_option = click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 fps_option = click.option(
     "--fps",
     type=float,

@@ -56,6 +56,7 @@ from companion.commands._options import (
     source_help,
     start_input,
     table_options,
+    voice_option,
 )
 from companion.commands._startup import (
     event_logger,
@@ -107,11 +108,7 @@ def _print_record(journal: Any, game_id: int) -> None:
 )
 @click.option("--buttons", is_flag=True, help="Use the clock buttons, warning LED and buzzer.")
 @click.option("--new-game", is_flag=True, help="Start a new game even if one is in play.")
-@click.option(
-    "--voice",
-    is_flag=True,
-    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
-)
+@voice_option
 def command(
     source: str,
     rules: str,

@@ -42,6 +42,7 @@ from companion.commands._options import (
     source_help,
     start_input,
     table_options,
+    voice_option,
 )
 from companion.commands._startup import (
     DEFAULT_JOURNAL,
@@ -146,11 +147,7 @@ def _pick_source(source: str, demo: bool) -> str:
     show_default=True,
     help="Print a QR code of the page's address (for phones at the table).",
 )
-@click.option(
-    "--voice",
-    is_flag=True,
-    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
-)
+@voice_option
 def command(
     source: str,
     profile_path: str | None,
