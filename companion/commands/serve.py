@@ -27,7 +27,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -60,10 +60,13 @@ from companion.runtime.start import ensure_game
 from companion.table.voice import check_voice, start_voice
 from companion.web.reach import lan_addresses, page_urls, print_qr
 
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
+
 __all__ = ["DEFAULT_JOURNAL", "command", "find_camera", "sd_notify", "watchdog_interval"]
 
 
-def _clock_face(table: Any) -> None:
+def _clock_face(table: TableSession) -> None:
     """Send the running clock's face to the pages (once a second, from the ticker)."""
     from companion.web.app import sse_frame
 
@@ -276,7 +279,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     server.run()
 
 
-def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
+def _publish(stack: ExitStack, table: TableSession, hub_config: Path | None) -> None:
     """Publish the table to a hub when configured (``--hub-config`` or the environment)."""
     env = os.environ.get("COMPANION_HUB_CONFIG")
     hub_path = hub_config or (Path(env) if env else None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.errors import CompanionError, IllegalMove
 from companion.games.go import GoGame
@@ -28,6 +28,9 @@ from companion.runtime.inputs import Input, Sample
 from companion.table import handicap
 from companion.table.intents import Intent, SetupIntent
 from companion.table.tracker import Tracker, apply_intent
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 NoteHook = Callable[[Sample, str], None]
 IntentHook = Callable[[Sample, Intent], None]
@@ -46,7 +49,7 @@ class ObservationLoop(Worker):
 
     def __init__(
         self,
-        table: Any,
+        table: TableSession | GameTable,
         source: Input,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -66,7 +69,7 @@ class ObservationLoop(Worker):
         return f"<ObservationLoop {self.source!r} samples={self.samples}>"
 
     @property
-    def table(self) -> Any:
+    def table(self) -> TableSession | GameTable:
         return self._table
 
     @property

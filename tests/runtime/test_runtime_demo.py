@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.errors import InputError
 from companion.journal import Journal
-from companion.runtime import ObservationLoop
+from companion.runtime import GameTable, ObservationLoop
 from companion.runtime.demo import GoDemoInput
 from companion.table import intents as it
 from companion.table.session import TableSession
@@ -67,3 +68,12 @@ def test_a_new_game_on_the_demos_board_gets_the_demo_from_its_start(tmp_path: Pa
         assert state.game_id == 2 and state.discrepancy is None and table.alerts() == []
         assert demo.is_demo_game(table) and not loop.done
     assert loop.error is None
+
+
+def test_a_demo_on_tracks_bare_game_is_refused_in_words() -> None:
+    """A demo starts games and presses controls: it needs a session, not ``track``'s game."""
+    bare = GameTable("chinese", lambda: None)
+    loop = ObservationLoop(bare, GoDemoInput(delay=0.01, rest=0.0, feed="sensors"))
+    with pytest.raises(InputError, match="a demo plays on a table with a journal"):
+        loop.run()
+    assert loop.source.note.startswith("the input stopped: a demo plays on a table")
