@@ -272,6 +272,11 @@ class Journal:
         """The id of the latest game (None for an empty journal)."""
         return self._game
 
+    @property
+    def problems(self) -> list[Problem]:
+        """The damage a read met (empty while none was met; see :attr:`damaged`)."""
+        return list(self._problems)
+
     def append(self, event: ev.Event, *, at: float | None = None) -> ev.Event:
         """Store ``event`` and commit (fsynced) before returning it with its ``seq`` and ``at``.
 

@@ -9,7 +9,10 @@ that does not replay, and a lost tail (events the head record says were committe
 sound (or "unchecked": a journal from before checksums, readable throughout), 1 when damaged, 2
 when the file is no journal. ``repair`` copies into a new file, with their times, every game's
 events up to the first unsound one (a game's later events are dropped: they follow a position
-that is no longer known), and says what it dropped; the original is never touched.
+that is no longer known), and says what it dropped; the original is never touched. Every other
+table in the file (``scored_positions``: the photos counted on ``/score``; any a later companion
+adds) is not the journal's to judge: repair copies it as it is, with its indexes and every row
+SQLite can read, and says how many rows it kept (and lost, if any could not be read).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -121,6 +125,11 @@ def check(path: Path) -> None:
         click.echo(f"companion journal check: {exc}", err=True)
         raise SystemExit(2) from None
     click.echo(found.report.summary())
+    for name, count in other_tables(path):
+        click.echo(
+            f"  note: table {name} ({count}) is not the journal's own: it has no checksums, "
+            "and 'companion journal repair' copies it as it is"
+        )
     raise SystemExit(1 if found.report.status == "damaged" else 0)
 
 
@@ -149,10 +158,160 @@ def repair(path: Path, output: Path) -> None:
             for game in sorted(found.kept):
                 for event in found.kept[game]:
                     new.append(event, at=event.at)
+        kept = copy_other_tables(path, output)
     except JournalError as exc:
         raise click.ClickException(f"cannot write {output}: {exc}") from None
-    for line in _repair_lines(found, output):
+    for line in _repair_lines(found, output) + kept:
         click.echo(line)
+
+
+#: The journal's own tables (and SQLite's): repair rebuilds these, and copies every other.
+OWN_TABLES = ("games", "events")
+_BATCH = 256
+#: Rowids tried one by one past unreadable batches before a table's rest is given up.
+MAX_PROBES = 100_000
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def other_tables(path: Path) -> list[tuple[str, str]]:
+    """Each table of ``path`` that is not the journal's own, with its row count in words."""
+    out: list[tuple[str, str]] = []
+    con = connect_ro(path)
+    try:
+        names = [
+            r[0]
+            for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if r[0] not in OWN_TABLES and not r[0].startswith("sqlite_")
+        ]
+        for name in names:
+            try:
+                rows = con.execute(f"SELECT COUNT(*) FROM {_quoted(name)}").fetchone()[0]
+                out.append((name, f"{rows} row{'s' * (rows != 1)}"))
+            except sqlite3.DatabaseError as exc:
+                out.append((name, f"rows cannot be counted: {exc}"))
+    except sqlite3.DatabaseError:
+        pass  # the report already says the file is corrupt
+    finally:
+        con.close()
+    return out
+
+
+def copy_other_tables(path: Path, output: Path) -> list[str]:
+    """Copy every table of ``path`` that is not the journal's own (the photos scored on
+    ``/score`` in ``scored_positions``, and any a later companion adds) into ``output`` as it
+    is: its schema, its indexes and every row SQLite can read. Rows that cannot be read are
+    counted, never guessed. Returns what was kept, one line per table."""
+    lines: list[str] = []
+    src = connect_ro(path)
+    try:
+        try:
+            schema = src.execute(
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+                "ORDER BY type = 'table' DESC, rowid"
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            return [f"  other tables: none could be listed ({exc}); only the games were copied"]
+        tables = [
+            (name, sql)
+            for kind, name, _, sql in schema
+            if kind == "table" and name not in OWN_TABLES and not name.startswith("sqlite_")
+        ]
+        if not tables:
+            return []
+        names = {name for name, _ in tables}
+        extras = [sql for kind, _, table, sql in schema if kind != "table" and table in names]
+        dst = sqlite3.connect(output, isolation_level=None)
+        try:
+            for name, sql in tables:
+                copied, lost, why = _copy_table(src, dst, name, sql)
+                said = f"  kept table {name} as it was: {copied} row{'s' * (copied != 1)}"
+                if lost:
+                    said += f"; {lost} row{'s' * (lost != 1)} could not be read ({why})"
+                elif why:
+                    said += f" ({why})"
+                lines.append(said)
+            for sql in extras:
+                try:
+                    dst.execute(sql)
+                except sqlite3.Error as exc:
+                    lines.append(f"  an index or trigger was not copied ({exc}): {sql[:80]}")
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot copy the other tables: {exc}") from exc
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    return lines
+
+
+def _copy_table(
+    src: sqlite3.Connection, dst: sqlite3.Connection, name: str, sql: str
+) -> tuple[int, int, str]:
+    """Create table ``name`` in ``dst`` and copy its readable rows in rowid order, a batch at
+    a time; where a batch cannot be read, the next rowids one by one (at most
+    :data:`MAX_PROBES` of them in all). (rows copied, rows lost, why the first was lost)."""
+    table = _quoted(name)
+    dst.execute(sql)
+    try:
+        columns = [_quoted(r[1]) for r in src.execute(f"PRAGMA table_info({table})")]
+        src.execute(f"SELECT rowid FROM {table} LIMIT 0")
+    except sqlite3.DatabaseError:  # a WITHOUT ROWID table: all of it, or nothing
+        try:
+            found = src.execute(f"SELECT * FROM {table}").fetchall()
+        except sqlite3.DatabaseError as inner:
+            return 0, 0, f"{inner}; the table was not read"
+        if found:
+            marks = ", ".join("?" * len(found[0]))
+            _insert(dst, f"INSERT INTO {table} VALUES ({marks})", found)
+        return len(found), 0, ""
+    listed = ", ".join(["rowid", *columns])
+    insert = f"INSERT INTO {table}({listed}) VALUES ({', '.join('?' * (len(columns) + 1))})"
+    copied, lost, why, probes = 0, 0, "", 0
+    try:
+        first = src.execute(f"SELECT MIN(rowid) FROM {table}").fetchone()[0]
+    except sqlite3.DatabaseError:
+        first = 1  # rowids start at 1 unless a program chose others
+    if first is None:
+        return 0, 0, ""
+    after = int(first) - 1
+    while True:
+        try:
+            got = src.execute(
+                f"SELECT {listed} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT {_BATCH}",
+                (after,),
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if probes >= MAX_PROBES:
+                return copied, lost, f"{why or exc}; the rest of the table was not read"
+            got = []
+            for rowid in range(after + 1, after + 1 + _BATCH):
+                probes += 1
+                try:
+                    got += src.execute(
+                        f"SELECT {listed} FROM {table} WHERE rowid = ?", (rowid,)
+                    ).fetchall()
+                except sqlite3.DatabaseError as inner:
+                    lost, why = lost + 1, why or str(inner)
+            _insert(dst, insert, got)
+            copied, after = copied + len(got), after + _BATCH
+            continue
+        if not got:
+            return copied, lost, why
+        _insert(dst, insert, got)
+        copied, after = copied + len(got), got[-1][0]
+
+
+def _insert(dst: sqlite3.Connection, sql: str, rows: list[Any]) -> None:
+    dst.execute("BEGIN")
+    try:
+        dst.executemany(sql, rows)
+        dst.execute("COMMIT")
+    except BaseException:
+        dst.execute("ROLLBACK")
+        raise
 
 
 def _repair_lines(found: Salvage, output: Path) -> list[str]:

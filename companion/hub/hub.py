@@ -84,6 +84,8 @@ class TableMirror:
     online: bool | None = None
     reason: str = ""
     heartbeat: float | None = None
+    #: What the table says it cannot publish (its journal found damaged), else None.
+    problem: str | None = None
     last_heard: float = 0.0
     game: int | None = None
     game_round: int = 1
@@ -114,6 +116,8 @@ class TableMirror:
             and now - self.last_heard > 3 * self.heartbeat
         ):
             out.append(f"no news from the table for {int(now - self.last_heard)} s")
+        if self.problem:
+            out.append(self.problem)
         if self.waiting:
             out.append("some events have not arrived yet: waiting for the table's full state")
         if self.error:
@@ -371,7 +375,7 @@ class Hub:
             mirror.round = msg.round
             if isinstance(msg, topics.Status):
                 mirror.online, mirror.reason = msg.online, msg.reason
-                mirror.heartbeat = msg.heartbeat
+                mirror.heartbeat, mirror.problem = msg.heartbeat, msg.problem
                 return [HubUpdate(msg.table, "status", mirror.last_seq, received)]
             if isinstance(msg, topics.StateMessage):
                 return self._take_state(mirror, msg, received)

@@ -7,7 +7,9 @@ It publishes (topics and payloads: :mod:`companion.hub.topics`):
 - ``status`` online at every connection (retained), with a retained last will saying
   ``online: false, reason: "lost"`` that the broker sends when the connection dies; a clean
   :meth:`TablePublisher.stop` says ``"stopped"``. The status is repeated every ``heartbeat``
-  seconds so the hub can tell a silent table from a live one.
+  seconds so the hub can tell a silent table from a live one. When the journal cannot be read
+  (found damaged), the publisher stays up, logs it once, and the status carries ``problem``:
+  the damage in words, by game and event, which the hub's page shows.
 - every journaled event on ``events`` (QoS 1), in journal order;
 - the current game whole on ``state`` (retained) at most every ``state_every`` seconds while
   events come, and its record on ``records/...`` (retained) at most every ``record_every``
@@ -43,8 +45,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from companion import events as ev
-from companion.errors import CompanionError
+from companion.errors import CompanionError, JournalDamaged
 from companion.journal import Journal
+from companion.journal_file import Problem
 from companion.table.records import RecordFile
 
 from . import signing, topics
@@ -122,6 +125,9 @@ class TablePublisher:
         self._last_status = 0.0
         self._state_info: mqtt.MQTTMessageInfo | None = None
         self.last_error: str | None = None
+        #: What the hub is told the table cannot publish (see :func:`problem_words`), else None.
+        self.problem: str | None = None
+        self.problem_error: CompanionError | None = None
         self.connections = 0
         self._closers: list[Callable[[], None]] = []
 
@@ -243,9 +249,24 @@ class TablePublisher:
             try:
                 self._pump()
             except CompanionError as exc:  # a journal that cannot be read: say so, retry
-                self.last_error = str(exc)
-                log.error("table %s: %s", self.table, exc)
-                time.sleep(1.0)
+                self._trouble(exc)
+                self._stop.wait(1.0)
+            else:
+                if self.problem is not None and not isinstance(self.problem_error, JournalDamaged):
+                    self.problem = self.problem_error = None  # it could be read again
+                    self._publish_status(time.monotonic())
+
+    def _trouble(self, exc: CompanionError) -> None:
+        """The journal could not be read: log it once (not every retry) and tell the hub in
+        words on the table's status, so its page says why the table stands still."""
+        self.last_error = str(exc)
+        words = problem_words(exc)
+        if words == self.problem:
+            return
+        log.error("table %s: %s", self.table, exc)
+        self.problem, self.problem_error = words, exc
+        if self.connected:
+            self._publish_status(time.monotonic())
 
     def _advance(self) -> None:
         pending = self._pending
@@ -311,6 +332,7 @@ class TablePublisher:
             online=True,
             reason="connected",
             heartbeat=self.heartbeat,
+            problem=self.problem,
         )
         self._publish(status, retain=True)
         self._last_status = now
@@ -343,8 +365,7 @@ class TablePublisher:
             try:
                 cached = self.feed.record(game)
             except CompanionError as exc:
-                self.last_error = f"game {game}: no record: {exc}"
-                log.error("table %s: %s", self.table, self.last_error)
+                self._trouble(exc)
                 return
             if cached is None:
                 return
@@ -367,6 +388,21 @@ class TablePublisher:
             started=cached.started,
         )
         self._publish(msg, retain=True)
+
+
+def problem_words(exc: CompanionError) -> str:
+    """What the hub's public page says when the table's journal cannot be read: the damage by
+    game and event, never the file's path."""
+    if isinstance(exc, JournalDamaged):
+        where = "; ".join(p.words() if isinstance(p, Problem) else str(p) for p in exc.problems[:3])
+        return (
+            f"the table's journal is damaged{f' ({where})' if where else ''}: the hub shows "
+            "the game as far as it was published. The organiser can list the damage with "
+            "'companion journal check' and repair it with 'companion journal repair'"
+        )
+    return (
+        "the table cannot read its journal now: the hub shows the game as far as it was published"
+    )
 
 
 def start_publisher(source: Any, config: PublishConfig | Mapping[str, Any]) -> TablePublisher:

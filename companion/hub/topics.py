@@ -20,7 +20,9 @@ name and round are in every payload, so a message copied off the broker stays me
   every connection), ``"stopped"`` (a clean shutdown), ``"lost"`` (the last will: the broker
   publishes it when the table's connection dies without a goodbye). An online status has
   ``heartbeat``: the table repeats it every that many seconds, so a reader can tell a table
-  that went silent from a quiet one.
+  that went silent from a quiet one. ``problem`` (optional, at most 4,000 characters): why the
+  table cannot publish all it played, in plain words (its journal was found damaged); a
+  reader shows it and keeps what it has. A status without it clears it.
 - **event**: ``seq`` (the event's place in the table's journal: global across the journal's
   games, contiguous, starting at 1), ``game`` (the journal's game id) and ``event``: the event
   as :meth:`companion.events.Event.to_dict` writes it (``{"type": "MovePlayed", "seq": 12,
@@ -177,6 +179,8 @@ class Status(Message):
     online: bool
     reason: str = "connected"
     heartbeat: float | None = None
+    #: Why the table cannot publish everything (its journal found damaged), in plain words.
+    problem: str | None = None
 
     def topic(self) -> str:
         return status_topic(self.table)
@@ -185,6 +189,8 @@ class Status(Message):
         body: dict[str, Any] = {"online": self.online, "reason": self.reason}
         if self.heartbeat is not None:
             body["heartbeat"] = self.heartbeat
+        if self.problem is not None:
+            body["problem"] = self.problem
         return body
 
 
@@ -258,6 +264,8 @@ class RecordMessage(Message):
 #: A payload: a state message holds every event of the game in progress (10,000 moves of about
 #: 150 bytes each), a record message the record file.
 MAX_PAYLOAD_BYTES = 4 * MB
+#: The longest ``problem`` a status may carry (a table sends its first three, a few lines).
+MAX_PROBLEM = 4000
 
 _TABLE_TOPIC = re.compile(rf"{re.escape(ROOT)}/tables/([^/]+)/(status|state|events)")
 _RECORD_TOPIC = re.compile(rf"{re.escape(ROOT)}/records/([^/]+)/([^/]+)/([^/]+)")
@@ -333,11 +341,15 @@ def decode(topic: str, payload: bytes | bytearray) -> Message:
     }
     try:
         if kind == "status":
+            problem = _optional(data, "problem", str, None, where)
+            if problem is not None and len(problem) > MAX_PROBLEM:
+                raise HubError(f"{where}: its problem is over {MAX_PROBLEM} characters")
             return Status(
                 **base,
                 online=_get(data, "online", bool, where),
                 reason=str(data.get("reason", "")),
                 heartbeat=_number(data.get("heartbeat")),
+                problem=problem,
             )
         if kind == "event":
             event = _get(data, "event", dict, where)

@@ -263,6 +263,9 @@ class TableSession:
             )
             if control is None and started.time_control:  # the game's own (GoBeyond's turns)
                 control = parse_spec(started.time_control)
+            # Refused settings (players the rules do not take...) must leave the current game,
+            # its part and its clock as they were: checked before anything is switched.
+            kind.state(game_id=0).apply(started)
             if part is not self.part:
                 self.part.close()
                 self.game_kind, self.part = kind, part

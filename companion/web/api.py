@@ -1,6 +1,6 @@
 """The table's JSON API: its state, the estimate of the position, and the controls.
 
-``GET /api/state`` is the page's data (:meth:`TableSession.view` plus ``authed``);
+``GET /api/state`` is the page's data (:func:`~companion.web.stream.page_view` plus ``authed``);
 ``GET /api/estimate`` is read-only, so spectators may ask; ``POST /api/control/<action>``
 changes the game and needs the PIN and the CSRF token (:mod:`companion.web.auth`).
 """
@@ -17,9 +17,10 @@ from companion.errors import CompanionError, IllegalMove, JournalError, RequestE
 from companion.games.go import GoGame
 from companion.limits import parse_json
 from companion.table.estimates import headline, position_key
-from companion.web.archive import journal_trouble
+from companion.web.archive import journal_trouble, tell_damage
 from companion.web.auth import authed, control_refused
 from companion.web.context import refuse, web
+from companion.web.stream import page_view
 
 #: How long ``/api/estimate`` waits for a new position's estimate before answering "pending".
 ESTIMATE_WAIT = 3.0
@@ -62,7 +63,7 @@ def control_body(data: bytes) -> dict[str, Any]:
 
 @bp.get("/api/state")
 def state() -> Response:
-    data = web().table.view(full=True)
+    data = page_view(web().table, full=True)
     data["authed"] = authed()
     return jsonify(data)
 
@@ -114,6 +115,7 @@ def control(action: str) -> Response:
     except IllegalMove as exc:
         return refuse(409, _plain(str(exc)))
     except JournalError as exc:  # nothing was stored: the table says why (never a 500)
+        tell_damage(exc)
         return refuse(503, journal_trouble(exc, action.replace("_", " "), stored=True))
     except KeyError as exc:
         return refuse(400, f"{_CONTROL_NAMES.get(action, action)} needs a {exc.args[0]!s}")

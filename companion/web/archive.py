@@ -16,6 +16,7 @@ from flask import Blueprint, Response, abort, jsonify, render_template
 
 from companion import events as ev
 from companion.errors import CompanionError, JournalDamaged, JournalError, RecordError
+from companion.journal import Journal
 from companion.table.fold import steps
 from companion.table.state import TableState
 from companion.table.views import board_drawing, move_view
@@ -44,9 +45,33 @@ def journal_trouble(exc: JournalError, what: str, *, stored: bool = False) -> st
     )
 
 
+def damage_alert(journal: Journal) -> str | None:
+    """What the live page says once a read found the journal damaged (None while sound): the
+    table goes on showing its position, but nothing played from now on is recorded."""
+    if journal.damaged is None:
+        return None
+    where = "; ".join(p.words() for p in journal.problems[:3])
+    return (
+        f"the journal is damaged{f' ({where})' if where else ''}: nothing more is written to "
+        "it, so what is played from now on is not recorded. The organiser can list the damage "
+        "with 'companion journal check' and copy every sound game into a new journal with "
+        "'companion journal repair'"
+    )
+
+
+def tell_damage(exc: JournalError) -> None:
+    """The first time a request meets damage, every open page hears of it (a state frame with
+    :func:`damage_alert`), not only the one that asked."""
+    context = web()
+    if isinstance(exc, JournalDamaged) and not context.told_damage:
+        context.told_damage = True
+        context.table.publish_state()
+
+
 @bp.app_errorhandler(JournalError)
 def _journal_refused(exc: JournalError) -> Response:
     """Any page that meets a damaged or unreadable journal says so (never an HTTP 500)."""
+    tell_damage(exc)
     return refuse(503, journal_trouble(exc, "this"))
 
 
@@ -58,6 +83,7 @@ def game_events(game_id: int) -> list[ev.Event]:
     try:
         events = web().table.journal.events(game_id)
     except JournalError as exc:
+        tell_damage(exc)
         abort(refuse(409, journal_trouble(exc, f"game {game_id}")))
     if not events:
         abort(404)

@@ -33,6 +33,8 @@ class WebContext:
     calibration_dir: Path | None = None
     camera: Any = None
     estimates: EstimateCache = field(default_factory=EstimateCache)
+    #: Whether the open pages were told the journal is damaged (once is enough).
+    told_damage: bool = False
 
 
 def web() -> WebContext:

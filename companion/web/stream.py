@@ -18,7 +18,9 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from companion import events as ev
+from companion.errors import JournalError
 from companion.table.session import TableSession
+from companion.web.archive import damage_alert, journal_trouble, tell_damage
 from companion.web.context import web
 from companion.web.live import LiveStream, live_response
 from companion.words import Context, words
@@ -43,12 +45,22 @@ def worded(event: ev.Event, table: TableSession) -> dict[str, Any]:
     return {**event.to_dict(), "words": words(event, Context.of(table.state))}
 
 
+def page_view(table: TableSession, *, full: bool) -> dict[str, Any]:
+    """The table's view as the page shows it: once a read found the journal damaged, its
+    first alert says so (the position is still shown, from memory)."""
+    out = table.view(full=full)
+    trouble = damage_alert(table.journal)
+    if trouble is not None:
+        out["alerts"] = [trouble, *out.get("alerts", [])]
+    return out
+
+
 def renderer(table: TableSession) -> Callable[[ev.Event], bytes]:
     """What the session sends its subscribers for each stored event: one SSE frame with the
     worded event and the page's state after it."""
 
     def render_event(event: ev.Event) -> bytes:
-        data = {"event": worded(event, table), "state": table.view(full=False)}
+        data = {"event": worded(event, table), "state": page_view(table, full=False)}
         return sse_frame(data, seq=event.seq)
 
     return render_event
@@ -56,8 +68,8 @@ def renderer(table: TableSession) -> Callable[[ev.Event], bytes]:
 
 def state_renderer(table: TableSession) -> Callable[[], bytes]:
     """The id-less frame a session sends when only its state changed (the chess reader's
-    status): the page's state, no event."""
-    return lambda: sse_frame({"state": table.view(full=False)})
+    status, the journal found damaged): the page's state, no event."""
+    return lambda: sse_frame({"state": page_view(table, full=False)})
 
 
 @bp.get("/events")
@@ -88,22 +100,37 @@ def live_events(table: TableSession, after: int | None) -> LiveStream:
     subscription brings that the catch-up already sent (seq at most the last one) is skipped.
     """
     sub = table.subscribe()
+    damage: JournalError | None = None
     try:
         with table.lock:
             last = table.state.last_seq
             frames: list[bytes] = [b"retry: 1000\n\n"]
-            if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
-                for event in table.journal.events_after(after):
-                    frames.append(sse_frame({"event": worded(event, table)}, seq=event.seq))
-            first: dict[str, Any] = {"state": table.view(full=True)}
-            if after is None and table.state.game_id:
-                # A fresh page also gets the latest events of this game for its feed.
-                recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
+            recent: list[ev.Event] | None = None
+            try:
+                if after is not None and 0 <= after < last and last - after <= CATCH_UP_LIMIT:
+                    for event in table.journal.events_after(after):
+                        frames.append(sse_frame({"event": worded(event, table)}, seq=event.seq))
+                if after is None and table.state.game_id:
+                    # A fresh page also gets the latest events of this game for its feed.
+                    recent = table.journal.events(table.state.game_id, after=max(0, last - 30))
+            except JournalError as exc:
+                # The stream still opens: the position comes from memory, the alert says why
+                # the feed lacks the events before it (frames already read are sound).
+                damage = exc
+            first: dict[str, Any] = {"state": page_view(table, full=True)}
+            if damage is not None and damage_alert(table.journal) is None:
+                first["state"]["alerts"] = [
+                    journal_trouble(damage, "the earlier moves"),
+                    *first["state"].get("alerts", []),
+                ]
+            if recent is not None:
                 first["recent"] = [worded(e, table) for e in recent if not e.quiet]
             frames.append(sse_frame(first, seq=last))
     except BaseException:
         sub.close()
         raise
+    if damage is not None:
+        tell_damage(damage)
     newest = [last]
 
     def render(item: tuple[int, Any]) -> bytes | None:

@@ -124,6 +124,42 @@ def test_refused_play_changes_nothing(table: TableSession) -> None:
     assert after == before
 
 
+GOBEYOND_12 = {"rules": "gobeyond", "topology": "hex-5", "players": [str(i) for i in range(12)]}
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [GOBEYOND_12, {"rules": "chinese", "players": list("ABCDEFGHI"), "time_control": "abs:1m"}],
+)
+def test_a_refused_new_game_leaves_the_game_its_part_and_its_clock(
+    table: TableSession, settings: dict[str, object]
+) -> None:
+    """Found by the control fuzz at 2000 runs: a new game refused for its players had already
+    swapped in its own part and an unstarted clock, so the next pass met "clock not started"
+    (or a Go part asked for the Go game of a chess table). The game goes on as if nothing was
+    asked:
+
+        Ann (B) and Bob (W), 9x9, byo-yomi; E5 played; refused new game; Bob passes.
+    """
+    table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:5m+3x30s")
+    play(table, "E5")
+    before = (table.journal.last_seq, table.game_kind, table.part, table.clock)
+    with pytest.raises(ValueError, match="players"):
+        table.control("new_game", **settings)
+    assert (table.journal.last_seq, table.game_kind, table.part, table.clock) == before
+    assert [e.type for e in table.control("pass")] == ["Passed"]
+    assert [e.type for e in table.control("undo")] == ["Undone"]
+
+
+def test_a_refused_go_game_on_a_chess_table_leaves_the_chess_game(table: TableSession) -> None:
+    table.start_game("beyond-chess", time_control="abs:10m")
+    before = (table.journal.last_seq, table.game_kind, table.part, table.clock)
+    with pytest.raises(ValueError, match="players"):
+        table.control("new_game", **GOBEYOND_12)
+    assert (table.journal.last_seq, table.game_kind, table.part, table.clock) == before
+    assert [e.type for e in table.control("draw")] == ["GameEnded"]
+
+
 def test_captures_are_recorded_and_removal_asked_in_plain_words(table: TableSession) -> None:
     table.start_game("chinese", "9")
     # Black captures the two white stones at D4 and E4 (a ladder-free net on the edge of play).

@@ -133,3 +133,14 @@ def test_the_pin_comes_from_a_file_or_the_environment_and_warns_on_the_command_l
             table_pin(None, secret)
     with pytest.raises(click.BadParameter, match="cannot read"):
         table_pin(None, tmp_path / "missing")
+
+
+def test_the_access_probe_over_real_sockets_from_several_addresses(tmp_path: Path) -> None:
+    """Points 4 and 6 on the real server, each client from its own loopback address (the
+    command prints the same for 17 rounds and 150 attempts)."""
+    from tests.support.access_probe import run
+
+    out = run(3, 36, 1, tmp_path)
+    assert out.player_refused == 0 and out.spectator_locked == 3
+    assert out.thief_before == {200: 2} and out.thief_after_ok == 0
+    assert out.attempts == 36 and out.accepted == 0 and out.server_errors == 0

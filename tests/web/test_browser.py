@@ -269,8 +269,7 @@ def test_gobeyond_colours_follow_names_and_maps_show_names_and_wraps(
     # not wrap stubs (a stone in slice 1 shades the same point in slices 0 and 2)
     table.start_game("gobeyond", "cube-4", players=("Red", "Green", "Blue"))
     table.apply(it.PlayIntent(table.state.game.parse_spot("1,1,1"), 0))
-    # The torus's stones are still drawn until the page has the cube: wait for the cube's own
-    # mark (a shadow), not any stone.
+    # only the cube is drawn with shadows: the torus's stones would satisfy "circle.stone"
     page.wait_for_selector("circle.shadow", timeout=5000)
     assert page.locator("text.wrap-label").count() == 0
     assert page.locator("circle.shadow").count() == 2
