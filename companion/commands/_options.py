@@ -1,4 +1,4 @@
-"""Click options shared by ``serve``, ``run`` and ``track``: written once, checked once.
+"""Click options shared by ``serve``, ``run``, ``track`` and ``hub``: written once, checked once.
 
 Each decorator adds a group of options; the values reach the command as usual keyword
 arguments. Checks that need no journal (rules, time control, corners, positive rates) happen
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -19,6 +19,10 @@ from companion.commands._startup import parse_corners
 from companion.errors import CompanionError, InputError
 from companion.runtime.inputs import Input, InputOptions
 from companion.runtime.registry import INPUTS, open_input
+
+if TYPE_CHECKING:
+    from companion.web.server import Server
+    from companion.web.wsgi import WSGIApp
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -117,6 +121,11 @@ def handicap_option(f: F) -> F:
     )
 
 
+voice_option = click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 fps_option = click.option(
     "--fps",
     type=float,
@@ -303,3 +312,79 @@ def start_input(
     if made.live and made.note.endswith("until it answers"):
         click.echo(f"companion: {made.note}", err=True)  # a camera not answering yet
     return made
+
+
+def server_options(port: int) -> Callable[[F], F]:
+    """``--host``, ``--port`` and the page server's bounds, for the table page and the hub.
+
+    The command takes them as ``**page_server`` and hands them on to :func:`open_server`
+    untouched, so a new server option is added here and nowhere else.
+    """
+
+    def add(f: F) -> F:
+        return _apply(
+            f,
+            [
+                click.option(
+                    "--host",
+                    default="0.0.0.0",
+                    show_default=True,
+                    help="Address the page listens on.",
+                ),
+                click.option(
+                    "--port",
+                    default=port,
+                    show_default=True,
+                    type=click.IntRange(0, 65535),
+                    help="Port of the page (0 picks a free one).",
+                ),
+                click.option(
+                    "--threads",
+                    default=16,
+                    show_default=True,
+                    type=click.IntRange(1, 256),
+                    help="Page threads: requests answered at once (live pages hold none).",
+                ),
+                click.option(
+                    "--streams-per-address",
+                    default=16,
+                    show_default=True,
+                    type=click.IntRange(1, 100_000),
+                    help="Live pages (streams) one client address may hold open.",
+                ),
+                click.option(
+                    "--connections-per-address",
+                    default=64,
+                    show_default=True,
+                    type=click.IntRange(1, 100_000),
+                    help="Connections one client address may hold open.",
+                ),
+            ],
+        )
+
+    return add
+
+
+def open_server(
+    app: WSGIApp,
+    *,
+    host: str,
+    port: int,
+    threads: int,
+    streams_per_address: int,
+    connections_per_address: int,
+    ident: str = "companion",
+) -> Server:
+    """The page server listening as :func:`server_options` asked; a port that cannot be had
+    is a plain error (exit 1), not a traceback."""
+    from companion.web.server import Limits, Server
+
+    limits = Limits(
+        threads=threads,
+        streams_per_address=streams_per_address,
+        connections_per_address=connections_per_address,
+    )
+    try:
+        return Server(app, host=host, port=port, limits=limits, ident=ident)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None

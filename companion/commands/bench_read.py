@@ -34,14 +34,15 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     try:
         board = str(size)
         if photo:
-            image = cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA)
+            image = np.asarray(
+                cv2.resize(load_image(photo), (1280, 720), interpolation=cv2.INTER_AREA), np.uint8
+            )
             profiles = {"profile from this frame": calibrate(image, board=board, empty=False)}
         else:
             rows = random_position(size, stones=0.3, seed=1)
             empty = [" ".join("." * size)] * size
-            look = {"width": 1280, "height": 720, "tilt": 15, "seed": 1}
-            image = render_board(rows, size=size, **look).image  # type: ignore[arg-type]
-            bare = render_board(empty, size=size, **look).image  # type: ignore[arg-type]
+            image = render_board(rows, size=size, width=1280, height=720, tilt=15, seed=1).image
+            bare = render_board(empty, size=size, width=1280, height=720, tilt=15, seed=1).image
             profiles = {
                 "profile made on the empty board": calibrate(bare, board=board, empty=True),
                 "profile without the empty look": calibrate(image, board=board, empty=False),

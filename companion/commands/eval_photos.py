@@ -50,7 +50,11 @@ def command(folder: str, use_corners: bool, as_json: bool, verbose: bool) -> Non
     lines = [Summary.line(name, rs) for name, rs in summary.groups().items()]
     total = Summary.line("all", summary.results)
     if as_json:
-        out = {"mode": "corners" if use_corners else "found", "sets": lines, "all": total}
+        out: dict[str, object] = {
+            "mode": "corners" if use_corners else "found",
+            "sets": lines,
+            "all": total,
+        }
         out["confusion"] = summary.confusion()
         click.echo(json.dumps(out, indent=1))
         return

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -56,6 +56,7 @@ from companion.commands._options import (
     source_help,
     start_input,
     table_options,
+    voice_option,
 )
 from companion.commands._startup import (
     event_logger,
@@ -65,11 +66,17 @@ from companion.commands._startup import (
     watchdog_interval,
 )
 from companion.errors import CompanionError
-from companion.games.timecontrol import FLAG_POLICIES
+from companion.games.timecontrol import FLAG_POLICIES, FlagPolicy
 from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
 from companion.table.voice import check_voice, start_voice
+
+if TYPE_CHECKING:
+    from companion.journal import Journal
+    from companion.sensors.pinmap import PinMap
+    from companion.table.panel import ClockPanel
+    from companion.table.session import TableSession
 
 #: Seconds between annotated camera pictures (for a page that attaches): headless, the loop
 #: spends its time reading the board, not drawing it (``companion bench loop`` measures this).
@@ -80,7 +87,7 @@ def _err(line: str) -> None:
     click.echo(line, err=True)
 
 
-def _print_record(journal: Any, game_id: int) -> None:
+def _print_record(journal: Journal, game_id: int) -> None:
     from companion.table.kinds import game_record
 
     events = journal.events(game_id)
@@ -107,11 +114,7 @@ def _print_record(journal: Any, game_id: int) -> None:
 )
 @click.option("--buttons", is_flag=True, help="Use the clock buttons, warning LED and buzzer.")
 @click.option("--new-game", is_flag=True, help="Start a new game even if one is in play.")
-@click.option(
-    "--voice",
-    is_flag=True,
-    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
-)
+@voice_option
 def command(
     source: str,
     rules: str,
@@ -128,7 +131,7 @@ def command(
     pins_path: str | None,
     mock_pins: bool,
     demo_delay: float,
-    on_flag: str | None,
+    on_flag: FlagPolicy | None,
     buttons: bool,
     new_game: bool,
     voice: bool,
@@ -244,7 +247,9 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
 
 
 @contextmanager
-def _panel(table: Any, pinmap: Any, factory: Any, still_time: float) -> Iterator[Any]:
+def _panel(
+    table: TableSession, pinmap: PinMap, factory: Any, still_time: float
+) -> Iterator[ClockPanel]:
     """The clock buttons and warning outputs of the pin map, wired to ``table``."""
     from companion.table.outputs import ClockButtons, WarningOutputs
     from companion.table.panel import ClockPanel

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.errors import CompanionError, IllegalMove
 from companion.games.go import GoGame
@@ -29,6 +29,9 @@ from companion.table import handicap
 from companion.table.intents import Intent, SetupIntent
 from companion.table.state import check_board
 from companion.table.tracker import Tracker, apply_intent
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 NoteHook = Callable[[Sample, str], None]
 IntentHook = Callable[[Sample, Intent], None]
@@ -47,7 +50,7 @@ class ObservationLoop(Worker):
 
     def __init__(
         self,
-        table: Any,
+        table: TableSession | GameTable,
         source: Input,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -67,7 +70,7 @@ class ObservationLoop(Worker):
         return f"<ObservationLoop {self.source!r} samples={self.samples}>"
 
     @property
-    def table(self) -> Any:
+    def table(self) -> TableSession | GameTable:
         return self._table
 
     @property

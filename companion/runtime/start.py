@@ -8,19 +8,23 @@ demo feeders choose their own games.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.runtime.inputs import Input
 
+if TYPE_CHECKING:
+    from companion.games.timecontrol import FlagPolicy
+    from companion.table.session import TableSession
+
 
 def ensure_game(
-    table: Any,
+    table: TableSession,
     source: Input,
     *,
     rules: str,
     board: str | None = None,
     time_control: str | None = None,
-    flag_policy: str | None = None,
+    flag_policy: FlagPolicy | None = None,
     new_game: bool = False,
     handicap: int | None = None,
     placement: str = "fixed",

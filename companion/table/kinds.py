@@ -32,7 +32,8 @@ from companion.table.views import chess_view, go_view, snapshot_clock, topology_
 if TYPE_CHECKING:
     from companion.table.session import TableSession
 
-#: A fold of one game's events, of whichever kind.
+#: A fold of one game's events, of whichever kind: the union of the kinds' state classes
+#: (a new kind adds its class here, beside its entry in KINDS).
 State = TableState | ChessTableState
 
 
@@ -47,7 +48,7 @@ class GameKind:
     #: The rules (name, description) a new game of this kind may name.
     rules: Callable[[], list[tuple[str, str]]]
     #: The fold: ``state(game_id=...)`` then ``.apply(event)`` for each event.
-    state: type[TableState] | type[ChessTableState]
+    state: type[State]
     #: The session part: ``part(table)``.
     part: Callable[[TableSession], GamePart]
     #: The page JSON of a fold: ``view(state, clock=faces, started_at=, updated_at=)``.

@@ -16,6 +16,7 @@ import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from companion import events as ev
 from companion.errors import CompanionError, RecordError
@@ -28,6 +29,9 @@ from companion.records.record import ClockReading, GameRecord, MoveInfo, record_
 from companion.records.sgf import RU_TEXT, write_sgf
 from companion.table.chess_state import ChessTableState, chess_record
 from companion.table.state import TableState
+
+if TYPE_CHECKING:
+    from companion.table.kinds import State
 
 #: File name suffix per record format.
 SUFFIXES = {"sgf": ".sgf", "companion-game": ".json", "companion-chess": ".txt"}
@@ -83,7 +87,7 @@ def _reading(event: ev.Event) -> tuple[ClockReading, ...]:
     return (ClockReading(player, round(control.countdown(st), 1), control.overtime_count(st)),)
 
 
-def _fold(state: TableState | ChessTableState, event: ev.Event) -> None:
+def _fold(state: State, event: ev.Event) -> None:
     try:
         state.apply(event)
     except (CompanionError, ValueError) as exc:

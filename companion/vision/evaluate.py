@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound
 from companion.observation import TOKENS
@@ -85,7 +86,9 @@ class Summary:
         return m
 
 
-def corner_error(found: np.ndarray, truth: Iterable[tuple[float, float]], size: int) -> float:
+def corner_error(
+    found: NDArray[np.float64], truth: Iterable[tuple[float, float]], size: int
+) -> float:
     """Worst corner distance in units of the mean grid spacing of the true corners."""
     t = np.asarray(list(truth), dtype=np.float64)
     spacing = np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean() / (size - 1)

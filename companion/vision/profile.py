@@ -220,7 +220,7 @@ class Profile:
     def grid_alignment(self, image: Image) -> float:
         """How clearly grid lines show where the profile puts them (0: not at all)."""
         self._check_frame(image)
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
         vals = []
         for reg in self.regions:
             if isinstance(reg, GridRegion):
@@ -380,7 +380,7 @@ def _grid_region(r: dict[str, Any], where: str, reach: float) -> GridRegion:
         layer=int(_num(r.get("layer", 0), f"{where}.layer", 0, MAX_LAYERS - 1, whole=True)),
         offset=Offset(
             float(_num(off.get("a", 0.0), f"{where}.offset.a", -1e3, 1e3)),
-            (  # type: ignore[arg-type]
+            (
                 float(_num(b[0], f"{where}.offset.b[0]", -reach, reach)),
                 float(_num(b[1], f"{where}.offset.b[1]", -reach, reach)),
             ),

@@ -229,7 +229,10 @@ class StoneReader:
 
     def _mosaics(self, image: Image) -> list[NDArray[np.uint8]]:
         return [
-            cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            np.asarray(
+                cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                np.uint8,
+            )
             for m1, m2, _ in self._maps
         ]
 
@@ -330,10 +333,15 @@ class StoneReader:
         for x0, y0, x1, y1, factor in self._boxes:
             roi = image[y0:y1, x0:x1]
             if factor > 1:
-                roi = cv2.resize(
-                    roi, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA
+                roi = np.asarray(
+                    cv2.resize(
+                        roi,
+                        ((x1 - x0) // factor, (y1 - y0) // factor),
+                        interpolation=cv2.INTER_AREA,
+                    ),
+                    np.uint8,
                 )
-            out.append(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY))
+            out.append(np.asarray(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), np.uint8))
         return out
 
     def _flats(
@@ -342,7 +350,9 @@ class StoneReader:
         """Per region, the grey mosaic of tiles centred on the points themselves (grid lines)."""
         boxes = self._shrunk(image) if shrunk is None else shrunk
         return [
-            cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            np.asarray(
+                cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), np.uint8
+            )
             for g, (m1, m2, _) in zip(boxes, self._flat_maps, strict=True)
         ]
 
@@ -388,7 +398,8 @@ class StoneReader:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
             allp = allp[inv_order]
-        return allp
+        patches: NDArray[np.uint8] = allp
+        return patches
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is between the clear bands."""
@@ -444,14 +455,15 @@ def _ring_maps(
     uv = project(H, pts.reshape(-1, 2)).astype(np.float32)
     uv = uv.reshape(len(centres), RING_ANGLES * len(RING_RADII), 2)  # wide rows remap fastest
     m1, m2 = cv2.convertMaps(uv[..., 0].copy(), uv[..., 1].copy(), cv2.CV_16SC2)
-    return m1, m2
+    return np.asarray(m1, np.int16), np.asarray(m2, np.uint16)
 
 
 def _disc(cell: int) -> NDArray[np.bool_]:
     """Flat mask of the sample disc (radius :data:`DISC` units) in a ``cell`` x ``cell`` tile."""
     yy, xx = np.mgrid[0:cell, 0:cell]
     c = (cell - 1) / 2.0
-    return (np.hypot(yy - c, xx - c) / cell <= DISC).ravel()
+    disc: NDArray[np.bool_] = (np.hypot(yy - c, xx - c) / cell <= DISC).ravel()
+    return disc
 
 
 def _box(region: Region, image_size: tuple[int, int], factor: int) -> tuple[int, int, int, int]:
@@ -547,7 +559,8 @@ def _low(values: list[NDArray[np.float32]], q: int) -> NDArray[np.float32]:
     much faster than ``np.partition`` along a short last axis.
     """
     if q != 1 or len(values) < 2:
-        return np.partition(np.stack(values), q, axis=0)[q]
+        low: NDArray[np.float32] = np.partition(np.stack(values), q, axis=0)[q]
+        return low
     pre: list[NDArray[np.float32] | None] = [None]
     for v in values[:-1]:
         last = pre[-1]
@@ -604,7 +617,8 @@ def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> 
 def _upper(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Upper quartile along axis 0 (a lower order statistic: cheaper than ``np.percentile``)."""
     k = (3 * (len(values) - 1)) // 4
-    return np.partition(values, k, axis=0)[k]
+    upper: NDArray[np.float64] = np.partition(values, k, axis=0)[k]
+    return upper
 
 
 @functools.lru_cache(maxsize=16)

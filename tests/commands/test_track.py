@@ -20,6 +20,14 @@ def write_labels(folder: Path, boards: list[str]) -> None:
         (folder / f"{i}.txt").write_text(text.strip().replace("  ", "") + "\n")
 
 
+def view(*stones: tuple[str, str]) -> str:
+    """A 9x9 label with these stones on it: ``view(("D4", "B"), ("E5", "W"))``."""
+    rows = [["."] * 9 for _ in range(9)]
+    for name, colour in stones:
+        rows[9 - int(name[1:])]["ABCDEFGHJ".index(name[0])] = colour
+    return "\n".join(" ".join(r) for r in rows)
+
+
 def moves(output: str) -> list[tuple[str, tuple[int, int] | None]]:
     game = sgf.Sgf_game.from_string(output)
     return [node.get_move() for node in game.get_main_sequence()[1:]]
@@ -163,15 +171,6 @@ def test_track_a_handicap_game_from_labels(tmp_path: Path) -> None:
     """``track --handicap 2`` on a 9x9: Black puts the stones on G7 and C3 one at a time (the
     first view is no move), then White plays E5 first and Black D4; every move is recorded,
     the handicap stones are the record's setup."""
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            col = "ABCDEFGHJ".index(name[0])
-            rows[9 - int(name[1:])][col] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     g7, c3, e5, d4 = ("G7", "B"), ("C3", "B"), ("E5", "W"), ("D4", "B")
     write_labels(tmp_path, [view(), view(g7), view(g7, c3), view(g7, c3, e5), view(g7, c3, e5, d4)])
     result = CliRunner().invoke(
@@ -203,15 +202,6 @@ def test_track_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
         1  B . . . . . . . .
            A B C D E F G H J
     """
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            col = "ABCDEFGHJ".index(name[0])
-            rows[9 - int(name[1:])][col] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     a1, c7, g3, e5, d4 = ("A1", "B"), ("C7", "B"), ("G3", "B"), ("E5", "W"), ("D4", "B")
     write_labels(
         tmp_path,
@@ -244,14 +234,6 @@ def test_run_plays_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
     """``run --handicap 2 --placement free`` (the whole table: journal, clock, session): the
     two black stones put down on D4 and F6 before the first move are the setup, White moves
     first at E5; the record printed at the end has HA, AB and White's move."""
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            rows[9 - int(name[1:])]["ABCDEFGHJ".index(name[0])] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     d4, f6, e5 = ("D4", "B"), ("F6", "B"), ("E5", "W")
     (tmp_path / "labels").mkdir()
     write_labels(tmp_path / "labels", [view(), view(d4), view(d4, f6), view(d4, f6, e5)])

@@ -4,8 +4,6 @@ makes, and ``serve --demo --rules R`` plays each one through the loop into the j
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,17 +24,9 @@ from companion.runtime import ObservationLoop
 from companion.runtime.demo import GoDemoInput, TableDemo, demo_input
 from companion.runtime.inputs import InputOptions
 from companion.table.session import TableSession
+from tests.support.clock import until
 
 PRESETS = ["club", "chinese", "japanese", "fridge", "first-capture", "stacked", "gobeyond"]
-
-
-def until(test: Callable[[], bool], seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 @pytest.mark.parametrize("rules", sorted(PRESET_BOARDS))

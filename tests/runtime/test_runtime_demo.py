@@ -4,25 +4,17 @@ no alert about the demo's stones), and the demo comes back once that game is ove
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from companion.errors import InputError
 from companion.journal import Journal
-from companion.runtime import ObservationLoop
+from companion.runtime import GameTable, ObservationLoop
 from companion.runtime.demo import GoDemoInput
 from companion.table import intents as it
 from companion.table.session import TableSession
-
-
-def until(test: Callable[[], bool], seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+from tests.support.clock import until
 
 
 def test_a_game_played_by_hand_pauses_the_demo_until_it_ends(tmp_path: Path) -> None:
@@ -121,3 +113,12 @@ def test_a_handicap_game_on_the_page_is_left_to_the_players(tmp_path: Path, plac
         assert state.game_id == 2 and state.game is not None and not state.game.moves
         assert state.discrepancy is None and not loop.done and loop.error is None
     assert loop.error is None
+
+
+def test_a_demo_on_tracks_bare_game_is_refused_in_words() -> None:
+    """A demo starts games and presses controls: it needs a session, not ``track``'s game."""
+    bare = GameTable("chinese", lambda: None)
+    loop = ObservationLoop(bare, GoDemoInput(delay=0.01, rest=0.0, feed="sensors"))
+    with pytest.raises(InputError, match="a demo plays on a table with a journal"):
+        loop.run()
+    assert loop.source.note.startswith("the input stopped: a demo plays on a table")

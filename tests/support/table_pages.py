@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from companion.runtime.inputs import InputOptions
 from companion.runtime.registry import open_input
 from companion.table.session import TableSession
 from companion.web.app import create_app
+from tests.support.clock import until  # noqa: F401  (the page tests take it from here)
 from tests.support.serving import served_app
 
 PIN = "864200"
@@ -59,15 +59,6 @@ def serving(tmp_path: Path, rules: str) -> Iterator[Served]:
     finally:
         s.loop.stop()
         s.table.journal.close()
-
-
-def until(test: Callable[[], bool], seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def open_page(browser: Any, url: str, viewport: str, *, login: bool) -> tuple[Any, Any, list[str]]:
