@@ -443,6 +443,8 @@ class ChessDemoInput(DemoInput):
         """A turn was entered by hand: the drawn board takes the game's position, as players
         would set it, so the reader sees a board that matches (not a hand left over it, nor
         the turn the demo was making): long enough for any stillness the table asks."""
+        from companion.games.beyond_chess import BeyondChess
+
         game = feed.table.state.game
         if not self._halt and feed.table.state.phase == "play" and isinstance(game, BeyondChess):
             yield from self.show(feed, game.look(), seconds=self.delay + 2.0)
