@@ -15,7 +15,15 @@ from typing import Any
 from companion import events as ev
 from companion.games.scoring import result_words as record_words
 
-__all__ = ["Context", "clock_faces", "result_words", "words", "words_of_dict"]
+__all__ = [
+    "Context",
+    "chess_turn_words",
+    "clock_faces",
+    "move_words",
+    "result_words",
+    "words",
+    "words_of_dict",
+]
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,36 @@ def words(event: ev.Event, context: Context | None = None) -> str:
     if isinstance(event, ev.Scored):
         return f"counted by {event.method}: {_result(event.result, c, event.method)}"
     return _split(event.type)
+
+
+def move_words(
+    kind: str,
+    player: int,
+    spot: int | None = None,
+    context: Context | None = None,
+    *,
+    captured: Sequence[int] = (),
+) -> str:
+    """The words for a move of a game record (``kind`` play, pass, skip, resign, or a chess
+    ``turn`` with its text as ``turn``), said as the event that journals it is, so the last move
+    on a page reads the same as the feed's line for it."""
+    event: ev.Event
+    if kind == "play" and spot is not None:
+        event = ev.MovePlayed(player=player, spot=spot, captured=tuple(captured))
+    elif kind == "pass":
+        event = ev.Passed(player=player)
+    elif kind == "skip":
+        event = ev.Skipped(player=player)
+    elif kind == "resign":
+        event = ev.Resigned(player=player)
+    else:
+        return f"{(context or Context()).player(player)} {kind}"
+    return words(event, context)
+
+
+def chess_turn_words(player: int, turn: str, context: Context | None = None) -> str:
+    """The words for a Beyond Chess turn (its notation), as the feed says it."""
+    return words(ev.ChessTurnPlayed(player=player, turn=turn), context)
 
 
 def words_of_dict(data: dict[str, Any], context: Context | None = None) -> str:

@@ -8,7 +8,15 @@ from companion import events as ev
 from companion.games.go import GoGame
 from companion.games.topology import from_spec
 from companion.table.state import TableState
-from companion.words import Context, clock_faces, result_words, words, words_of_dict
+from companion.words import (
+    Context,
+    chess_turn_words,
+    clock_faces,
+    move_words,
+    result_words,
+    words,
+    words_of_dict,
+)
 
 NAMES = ("Ann", "Bob")
 # A 9x9 board names its spots A9..J1 (no I), row 0 at the top.
@@ -264,3 +272,14 @@ def test_words_of_json_is_the_events_words() -> None:
 def test_clock_faces_skips_junk() -> None:
     assert clock_faces({"states": [{"main": "x"}, 3]}, CTX) == "Ann ?"
     assert clock_faces(None) == ""
+
+
+def test_a_record_move_reads_as_its_event() -> None:
+    """The last move on a page reads as the feed's line for the event that journaled it."""
+    e5 = spot("E5")
+    assert move_words("play", 1, e5, CTX, captured=(spot("D5"),)) == words(
+        ev.MovePlayed(player=1, spot=e5, captured=(spot("D5"),)), CTX
+    )
+    assert move_words("skip", 0, None, CTX) == "Ann skipped a turn"
+    assert move_words("resign", 1, None, CTX) == "Bob resigned"
+    assert chess_turn_words(0, "f2f3", CTX) == "Ann played f2f3"

@@ -135,7 +135,13 @@ def archive_game(game_id: int) -> Response:
                 "type": event.type,
                 "board": game.board,
                 "move_number": len(game.moves),
-                "last": move_view(game, last, unnamed=""),
+                "last": move_view(
+                    game,
+                    last,
+                    players=state.started.players if state.started else (),
+                    captured=game.last_captured,
+                    unnamed="",
+                ),
                 # copies: the game goes on being played after this frame
                 "captures": list(game.captures),
                 "prisoners": list(game.pass_prisoners),

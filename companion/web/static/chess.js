@@ -121,7 +121,7 @@ import { liveStream, showStatus } from "./live.js";
     else {
       const p = state.to_move;
       turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
-      const last = state.last_turn ? ` · last: ${esc(state.last_turn.text)}` : "";
+      const last = state.last_move ? ` · ${esc(state.last_move.words)}` : "";
       turn += `<div class="muted">turn ${state.turn_number}${last}</div>`;
     }
     $("turn").innerHTML = turn;

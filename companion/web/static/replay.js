@@ -1,5 +1,5 @@
 // Step through a stored game move by move.
-import { BoardView, LETTERS } from "./board.js";
+import { BoardView } from "./board.js";
 
 (async function () {
   const root = document.getElementById("replay");
@@ -16,7 +16,7 @@ import { BoardView, LETTERS } from "./board.js";
     view.update({ board: f.board, last_move: f.last, dead: f.dead });
     const last = f.last;
     let text = `move ${f.move_number}`;
-    if (last) text += ` · ${data.players[last.player] || LETTERS[last.player]} ${last.kind === "play" ? "played " + last.name : last.kind === "pass" ? "passed" : last.kind}`;
+    if (last) text += ` · ${last.words}`;
     if (f.text) text += ` · counted: ${f.words || f.text}`;
     text += ` · captures ${f.captures.join(" / ")}`;
     where.textContent = text;

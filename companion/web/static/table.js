@@ -110,15 +110,12 @@ import { liveStream, showStatus } from "./live.js";
     $("alerts").hidden = !alerts.length && !notices.length;
     if (state.phase === "none") { $("turn").textContent = "no game yet"; $("new-game").hidden = !authed; return; }
     if (view) view.update(state);
-    const last = state.last_move;
-    let lastText = "";
-    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "skipped a turn" : "resigned"}`;
-    const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
+    const lastText = state.last_move ? state.last_move.words : "";
     let turn;
     if (state.result) turn = `Game over: ${escapeHtml(state.result_words || state.result)}`;
     else if (state.phase === "cleanup") turn = "Game over: counting";
     else turn = `${dot(state.to_move)}${escapeHtml(name(state.to_move))} to move`;
-    $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
+    $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
     showControls();
