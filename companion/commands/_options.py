@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,14 +27,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from companion.games.rules import find_rules
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
-    if not is_chess(value):
-        try:
-            find_rules(value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc)) from None
+    try:
+        kind_for(value).check_rules(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
     return value
 
 
@@ -265,31 +262,22 @@ def _check_game(
     2x9x9), a handicap the rules or the board cannot take (GoBeyond, chess, a fixed handicap
     off 9x9, 13x13 and 19x19). The checks the table makes when a game starts, made early so
     that no input thread meets them later; a board the input decides is checked at start."""
-    from companion.games.rules import new_game
-    from companion.games.topology import from_spec
-    from companion.table import handicap
-    from companion.table.chess_state import is_chess
-    from companion.table.state import check_board
+    from companion.table.kinds import kind_for
 
-    hint = f"'--rules' with '{board_option}'"
-    if is_chess(rules):
-        if stones:
-            raise click.BadParameter("a handicap is for Go games", param_hint="'--handicap'")
-        return
+    kind = kind_for(rules)
     try:
-        game = new_game(rules, from_spec(board)) if board is not None else new_game(rules)
-        if board is not None:
-            check_board(game)
-        if stones:
-            hint = "'--handicap'"
-            setting, _ = handicap.take({"handicap_stones": stones, "placement": placement})
-            assert setting is not None
-            # Without a board, only what the rules say (the star points wait for the board).
-            handicap.set_up(
-                game, setting if board is not None else replace(setting, placement="free")
-            )
+        kind.check_board(rules, board)
     except (ValueError, CompanionError) as exc:
-        raise click.BadParameter(f"cannot start the game: {exc}", param_hint=hint) from None
+        raise click.BadParameter(
+            f"cannot start the game: {exc}", param_hint=f"'--rules' with '{board_option}'"
+        ) from None
+    if stones:
+        try:
+            kind.check_handicap(rules, board, stones, placement)
+        except (ValueError, CompanionError) as exc:
+            raise click.BadParameter(
+                f"cannot start the game: {exc}", param_hint="'--handicap'"
+            ) from None
 
 
 def start_input(

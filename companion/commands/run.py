@@ -137,11 +137,12 @@ def command(
     voice: bool,
 ) -> None:
     """Run the table headless: source -> tracker -> rules and clock -> journal -> outputs."""
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
-    if is_chess(rules):
+    kind = kind_for(rules)
+    if not kind.headless:
         raise click.BadParameter(
-            "companion run follows Go games; Beyond Chess runs in `companion serve`",
+            f"companion run follows Go games; {kind.title} runs in `companion serve`",
             param_hint="--rules",
         )
     check_voice(voice)

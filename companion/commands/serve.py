@@ -180,7 +180,7 @@ def command(
     **page_server: Any,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
     check_voice(voice)
     with ExitStack() as stack:
@@ -192,9 +192,10 @@ def command(
             pin_factory=grid_pins,
         )
         reader = start_input(stack, _pick_source(source, demo), options)
-        if is_chess(rules) and not reader.manages_game:
+        kind = kind_for(rules)
+        if not kind.read_live and not reader.manages_game:
             raise click.BadParameter(
-                "Beyond Chess is read from the demo only (--demo); cameras and the sensor grid "
+                f"{kind.title} is read from the demo only (--demo); cameras and the sensor grid "
                 "read Go stones",
                 param_hint="--rules",
             )

@@ -174,14 +174,17 @@ def archive_game(game_id: int) -> Response:
     )
 
 
-def _record(game_id: int) -> Any:
-    from companion.table.chess_state import is_chess
+def _record(game_id: int, suffix: str) -> Any:
+    """The Go record of a game, for the download ending ``suffix``; 409 naming the right
+    download when the game's kind does not offer that one."""
+    from companion.table.kinds import kind_for, rules_of
     from companion.table.records import game_record
 
     events = game_events(game_id)
-    started = events[0]
-    if isinstance(started, ev.GameStarted) and is_chess(started.rules):
-        message = f"game {game_id} is a Beyond Chess game: its record is /archive/{game_id}.txt\n"
+    kind = kind_for(rules_of(events))
+    if suffix not in kind.downloads:
+        where = f"/archive/{game_id}{kind.downloads[0]}"
+        message = f"game {game_id} is a {kind.title} game: its record is {where}\n"
         abort(Response(message, 409, mimetype="text/plain"))
     try:
         return game_record(events)
@@ -203,7 +206,9 @@ def archive_json(game_id: int) -> Response:
     """The game as a JSON game record (any board, any number of players)."""
     from companion.records.json_record import write_json_record
 
-    return download(write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json")
+    return download(
+        write_json_record(_record(game_id, ".json")), "application/json", f"game-{game_id}.json"
+    )
 
 
 @bp.get("/archive/<int:game_id>.sgf")
@@ -211,7 +216,7 @@ def archive_sgf(game_id: int) -> Response:
     from companion.records.sgf import write_sgf
 
     try:
-        body = write_sgf(_record(game_id))
+        body = write_sgf(_record(game_id, ".sgf"))
     except CompanionError as exc:
         return refuse(409, f"this game has no SGF form ({exc})")
     return download(body, "application/x-go-sgf", f"game-{game_id}.sgf")
