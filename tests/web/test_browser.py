@@ -57,6 +57,8 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     delay = time.monotonic() - start
     assert delay < 1.0
     assert "Bob" in page.inner_text("#turn")
+    # The last move in the server's words (companion.words), not worded again by the page.
+    page.wait_for_selector("#turn >> text=Ann played E5", timeout=1000)
     table.apply(
         it.Discrepancy("wrong colour", (20,), "a white stone appeared at C7 but Black is to move")
     )
@@ -157,6 +159,7 @@ def test_other_boards_draw(served: Any, page: Any) -> None:
     page.screenshot(path=str(SHOTS / "gobeyond.png"))
     page.goto(url + "/archive/2")  # the stacked game
     page.wait_for_selector("circle.stone", timeout=5000)
+    page.wait_for_selector("#where >> text=played", timeout=3000)  # the frame's words
     page.screenshot(path=str(SHOTS / "archive-replay.png"))
 
 
