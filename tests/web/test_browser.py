@@ -45,8 +45,9 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     url, table = served
     page.goto(url + "/")
     page.wait_for_selector(".status.live", timeout=5000)
-    # The stream can say "live" before the first state has drawn the board: wait for the board.
-    page.wait_for_function("document.querySelectorAll('circle.hit').length > 0", timeout=5000)
+    # The stream can say "live" before the first state has drawn the board: wait for the board
+    # (a selector wait: the page's CSP forbids the eval wait_for_function polls with).
+    page.wait_for_selector("circle.hit", state="attached", timeout=5000)
     assert page.locator("circle.hit").count() == 81
     assert "Ann" in page.inner_text("#clocks") and "10:00" in page.inner_text("#clocks")
     assert "then 5 x 30 s" in page.inner_text("#clocks")  # byo-yomi: periods x their length
