@@ -67,6 +67,8 @@ class GameKind:
     controls: Mapping[str, Handler]
     #: The archive's downloads of a game's record (URL suffixes), its own record first.
     downloads: tuple[str, ...]
+    #: Whether the archive's step-through page (``replay.html``) draws its games.
+    replay: bool
     #: Whether cameras and the sensor grid can read its pieces (if not, only an input that
     #: plays the game itself, the demo, can feed it).
     read_live: bool
@@ -133,6 +135,7 @@ CHESS = GameKind(
     page="chess.html",
     controls=chess_session.CONTROLS,
     downloads=(".txt",),
+    replay=False,
     read_live=False,
     headless=False,
     check_rules=_no_check,
@@ -154,6 +157,7 @@ GO = GameKind(
     page="table.html",
     controls=go_part.CONTROLS,
     downloads=(".sgf", ".json"),
+    replay=True,
     read_live=True,
     headless=True,
     check_rules=_go_check_rules,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template
+from flask import Blueprint, Response, abort, jsonify, render_template, url_for
 
 from companion import events as ev
 from companion.errors import CompanionError, JournalDamaged, JournalError, RecordError
@@ -90,6 +90,29 @@ def game_events(game_id: int) -> list[ev.Event]:
     return events
 
 
+#: Each download a kind may offer (its URL suffix in ``GameKind.downloads``): label, endpoint.
+_DOWNLOADS = {
+    ".sgf": ("SGF", "archive.archive_sgf"),
+    ".json": ("JSON", "archive.archive_json"),
+    ".txt": ("record (.txt)", "chess.archive_chess_record"),
+}
+
+
+def game_links(game_id: int, rules: str) -> list[tuple[str, str]]:
+    """An archive row's links, as the game's kind offers them (label, URL): its step-through
+    where the replay page draws it, its downloads, and the journal's own events."""
+    from companion.table.kinds import kind_for
+
+    kind = kind_for(rules)
+    links = [("step through", url_for("archive.archive_game_page", game_id=game_id))]
+    links = links if kind.replay else []
+    links += [
+        (_DOWNLOADS[s][0], url_for(_DOWNLOADS[s][1], game_id=game_id)) for s in kind.downloads
+    ]
+    links.append(("journal", url_for("archive.archive_events", game_id=game_id)))
+    return links
+
+
 @bp.get("/archive")
 def archive_page() -> str:
     return render_template(
@@ -98,6 +121,7 @@ def archive_page() -> str:
         games=web().table.journal.games(),
         saved=saved_summaries(),
         said=result_words,
+        links=game_links,
     )
 
 

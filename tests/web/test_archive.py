@@ -46,3 +46,27 @@ def test_a_counted_game_is_said_in_words_in_each_frame(tmp_path: Path) -> None:
     assert [(f["text"], f["words"]) for f in data["frames"] if f["text"]] == [("0", "a tie")]
     table.close()
     table.journal.close()
+
+
+def test_each_rows_links_are_what_its_kind_offers(tmp_path: Path) -> None:
+    """The archive's links come from the game's kind (``GameKind.downloads`` and ``replay``):
+    a Go game steps through and downloads SGF and JSON; a Beyond Chess game gives its .txt."""
+    import re
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    table.start_game("chinese", "9")
+    table.start_game("beyond-chess")
+    page = create_app(table, pin="135790").test_client().get("/archive").get_data(as_text=True)
+    rows = {
+        int(m.group(1)): re.findall(r'<a href="([^"]+)">([^<]+)</a>', m.group(2))
+        for m in re.finditer(r'<td data-label="#">(\d+)</td>(.*?)</tr>', page, re.S)
+    }
+    assert rows[1] == [
+        ("/archive/1", "step through"),
+        ("/archive/1.sgf", "SGF"),
+        ("/archive/1.json", "JSON"),
+        ("/archive/1.events.json", "journal"),
+    ]
+    assert rows[2] == [("/archive/2.txt", "record (.txt)"), ("/archive/2.events.json", "journal")]
+    table.close()
+    table.journal.close()
