@@ -45,6 +45,7 @@ from sgfmill import sgf_grammar, sgf_properties
 from companion import __version__
 from companion.errors import MapError, RecordError
 from companion.games.go import BLACK, EMPTY, WHITE, KoRule, Move
+from companion.games.gobeyond import ECONOMY_KEYS
 from companion.games.rules import find_rules
 from companion.games.topology import MAX_GRID, Topology, grid
 from companion.limits import MAX_NUMBER, MB
@@ -84,17 +85,6 @@ _NOT_CHARSETS = {"undefined", "punycode", "idna", "unicode_escape", "raw_unicode
 MAX_SGF_BYTES = 1 * MB
 #: Characters in one numeric value, and the magnitude of any number (times, komi, counts).
 MAX_NUMBER_CHARS = 32
-#: GoBeyond's economy knobs in ``XECONOMY`` (those of the JSON record's ``rules.economy``).
-ECONOMY_KEYS = (
-    "starting",
-    "handicap",
-    "turn_seconds",
-    "stone_cost",
-    "dividend",
-    "capture_bounty",
-    "territory_bounty",
-    "allow_debt",
-)
 
 
 @functools.lru_cache(maxsize=32)
