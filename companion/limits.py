@@ -76,6 +76,18 @@ def read_file(
         os.close(fd)
 
 
+def read_text(
+    path: str | Path, *, limit: int, error: type[CompanionError], what: str = "file"
+) -> str:
+    """The text of a UTF-8 file (a leading byte-order mark dropped) read as :func:`read_file`
+    reads it; ``error`` naming the first bad byte when it is not UTF-8."""
+    data = read_file(path, limit=limit, error=error, what=what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _fail(error, str(path), f"not UTF-8 text (bad byte at {exc.start})") from None
+
+
 def _reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 

@@ -15,7 +15,15 @@ from typing import Any
 from companion import events as ev
 from companion.games.scoring import result_words as record_words
 
-__all__ = ["Context", "clock_faces", "result_words", "words", "words_of_dict"]
+__all__ = [
+    "Context",
+    "chess_turn_words",
+    "clock_faces",
+    "move_words",
+    "result_words",
+    "words",
+    "words_of_dict",
+]
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,8 @@ def words(event: ev.Event, context: Context | None = None) -> str:
         close = f"; boundaries to close at {c.spots(event.boundary)}" if event.boundary else ""
         return (
             f"the estimate suggested {len(event.dead)} dead and "
-            f"{len(event.no_mans_land)} dame ({event.result}){unsure}{fill}{close}"
+            f"{len(event.no_mans_land)} dame ({_result(event.result, c)} if confirmed)"
+            f"{unsure}{fill}{close}"
         )
     if isinstance(event, ev.CleanupMarked):
         return f"{c.spots(event.spots)} marked {_MARKS.get(event.mark, event.mark)}"
@@ -177,12 +186,42 @@ def words(event: ev.Event, context: Context | None = None) -> str:
             "the players did not agree on the dead stones: play goes on, passes and prisoners kept"
         )
     if isinstance(event, ev.HandicapPlaced):
-        return f"handicap: {_count(len(event.spots), 'black stone')} at {c.spots(event.spots)}; White moves first"
+        return f"handicap: {_count(len(event.spots), 'black stone')} at {c.spots(event.spots)}"
     if isinstance(event, ev.PlayerAgreed):
         return f"{c.player(event.player)} agreed to the count"
     if isinstance(event, ev.Scored):
         return f"counted by {event.method}: {_result(event.result, c, event.method)}"
     return _split(event.type)
+
+
+def move_words(
+    kind: str,
+    player: int,
+    spot: int | None = None,
+    context: Context | None = None,
+    *,
+    captured: Sequence[int] = (),
+) -> str:
+    """The words for a move of a game record (``kind`` play, pass, skip, resign, or a chess
+    ``turn`` with its text as ``turn``), said as the event that journals it is, so the last move
+    on a page reads the same as the feed's line for it."""
+    event: ev.Event
+    if kind == "play" and spot is not None:
+        event = ev.MovePlayed(player=player, spot=spot, captured=tuple(captured))
+    elif kind == "pass":
+        event = ev.Passed(player=player)
+    elif kind == "skip":
+        event = ev.Skipped(player=player)
+    elif kind == "resign":
+        event = ev.Resigned(player=player)
+    else:
+        return f"{(context or Context()).player(player)} {kind}"
+    return words(event, context)
+
+
+def chess_turn_words(player: int, turn: str, context: Context | None = None) -> str:
+    """The words for a Beyond Chess turn (its notation), as the feed says it."""
+    return words(ev.ChessTurnPlayed(player=player, turn=turn), context)
 
 
 def words_of_dict(data: dict[str, Any], context: Context | None = None) -> str:

@@ -11,6 +11,7 @@ import json
 import os
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -30,12 +31,14 @@ from companion.errors import (
     VisionError,
 )
 from companion.games import topology
-from companion.games.beyond_chess_notation import parse_setup
+from companion.games.beyond_chess_notation import load_setup, parse_setup
 from companion.games.rules import new_game
 from companion.games.topology import from_spec, parse_map
 from companion.hub import topics
+from companion.records.chess_record import load_record as load_chess_record
 from companion.records.chess_record import read_record
 from companion.records.json_record import read_json_record
+from companion.records.position import load_position
 from companion.records.sgf import read_sgf
 from companion.sensors.pinmap import read_pinmap
 from companion.sources import DirSource
@@ -117,6 +120,27 @@ def test_a_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(VisionError, match="not a regular file"):
         load_image(fifo)
+
+
+@pytest.mark.parametrize(
+    ("load", "error"),
+    [
+        (topology.load_map, MapError),
+        (load_position, RecordError),
+        (load_chess_record, RecordError),
+        (load_setup, PositionError),
+    ],
+)
+def test_text_files_name_their_first_bad_byte_and_take_a_bom(
+    load: Any, error: type[Exception], tmp_path: Path
+) -> None:
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"caf\xe9 au lait")
+    with pytest.raises(error, match=r"latin1.txt: not UTF-8 text \(bad byte at 3\)"):
+        load(bad)
+    marked = tmp_path / "bom.txt"
+    marked.write_bytes(b"\xef\xbb\xbfhello")
+    assert limits.read_text(marked, limit=100, error=MapError) == "hello"
 
 
 def test_a_173_byte_record_with_100000_layers_is_refused_before_allocating() -> None:

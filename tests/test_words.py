@@ -8,7 +8,15 @@ from companion import events as ev
 from companion.games.go import GoGame
 from companion.games.topology import from_spec
 from companion.table.state import TableState
-from companion.words import Context, clock_faces, result_words, words, words_of_dict
+from companion.words import (
+    Context,
+    chess_turn_words,
+    clock_faces,
+    move_words,
+    result_words,
+    words,
+    words_of_dict,
+)
 
 NAMES = ("Ann", "Bob")
 # A 9x9 board names its spots A9..J1 (no I), row 0 at the top.
@@ -138,9 +146,12 @@ def test_cleanup_started() -> None:
 
 def test_cleanup_suggested() -> None:
     e = ev.CleanupSuggested(dead=(1, 2, 3), no_mans_land=(9,), unsure=(1,), result="W+4.5")
-    assert words(e, CTX) == "the estimate suggested 3 dead and 1 dame (W+4.5), unsure of 1 stone"
+    assert words(e, CTX) == (
+        "the estimate suggested 3 dead and 1 dame (Bob wins by 4.5 points if confirmed), "
+        "unsure of 1 stone"
+    )
     assert words(ev.CleanupSuggested(result="B+1"), CTX) == (
-        "the estimate suggested 0 dead and 0 dame (B+1)"
+        "the estimate suggested 0 dead and 0 dame (Ann wins by 1 point if confirmed)"
     )
 
 
@@ -167,7 +178,7 @@ def test_play_resumed() -> None:
 
 def test_handicap_placed() -> None:
     said = words(ev.HandicapPlaced(spots=(spot("A9"), spot("B9"))), CTX)
-    assert said == "handicap: 2 black stones at A9, B9; White moves first"
+    assert said == "handicap: 2 black stones at A9, B9"  # maybe not all: one per tap
 
 
 def test_player_agreed() -> None:
@@ -261,3 +272,14 @@ def test_words_of_json_is_the_events_words() -> None:
 def test_clock_faces_skips_junk() -> None:
     assert clock_faces({"states": [{"main": "x"}, 3]}, CTX) == "Ann ?"
     assert clock_faces(None) == ""
+
+
+def test_a_record_move_reads_as_its_event() -> None:
+    """The last move on a page reads as the feed's line for the event that journaled it."""
+    e5 = spot("E5")
+    assert move_words("play", 1, e5, CTX, captured=(spot("D5"),)) == words(
+        ev.MovePlayed(player=1, spot=e5, captured=(spot("D5"),)), CTX
+    )
+    assert move_words("skip", 0, None, CTX) == "Ann skipped a turn"
+    assert move_words("resign", 1, None, CTX) == "Bob resigned"
+    assert chess_turn_words(0, "f2f3", CTX) == "Ann played f2f3"

@@ -1,4 +1,4 @@
-"""Click options shared by ``serve``, ``run`` and ``track``: written once, checked once.
+"""Click options shared by ``serve``, ``run``, ``track`` and ``hub``: written once, checked once.
 
 Each decorator adds a group of options; the values reach the command as usual keyword
 arguments. Checks that need no journal (rules, time control, corners, positive rates) happen
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -19,18 +19,20 @@ from companion.errors import CompanionError, InputError
 from companion.runtime.inputs import Input, InputOptions
 from companion.runtime.registry import INPUTS, open_input
 
+if TYPE_CHECKING:
+    from companion.web.server import Server
+    from companion.web.wsgi import WSGIApp
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from companion.games.rules import find_rules
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
-    if not is_chess(value):
-        try:
-            find_rules(value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc)) from None
+    try:
+        kind_for(value).check_rules(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
     return value
 
 
@@ -49,6 +51,30 @@ def _corners(
     ctx: click.Context, param: click.Parameter, value: str | None
 ) -> list[list[float]] | None:
     return parse_corners(value)
+
+
+def _stone_reader(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from companion.vision.read_stones import check_reader
+
+    if value is not None:
+        try:
+            check_reader(value)
+        except CompanionError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
+#: ``--reader``: which stone reader reads a camera's or a photo's board (``read``, ``track``,
+#: ``serve``, ``run``, ``eval-photos``, ``bench read``). None leaves the choice to a profile.
+reader_option = click.option(
+    "--reader",
+    "stone_reader",
+    default=None,
+    callback=_stone_reader,
+    metavar="classic|net",
+    help="Stone reader: classic (hand-made cues) or net (the learned classifier) "
+    "[default: the profile's, else classic].",
+)
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -116,6 +142,11 @@ def handicap_option(f: F) -> F:
     )
 
 
+voice_option = click.option(
+    "--voice",
+    is_flag=True,
+    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
+)
 fps_option = click.option(
     "--fps",
     type=float,
@@ -161,7 +192,7 @@ def table_options(f: F) -> F:
 
 
 def camera_options(f: F) -> F:
-    """``--profile``, ``--corners``: where a camera's board is."""
+    """``--profile``, ``--corners``, ``--reader``: where a camera's board is, what reads it."""
     return _apply(
         f,
         [
@@ -179,6 +210,7 @@ def camera_options(f: F) -> F:
                 metavar="x1,y1,...,x4,y4",
                 help="Corner intersections TL,TR,BR,BL in camera pixels.",
             ),
+            reader_option,
         ],
     )
 
@@ -222,6 +254,7 @@ _SHARED = {
     "board": "board",
     "profile": "profile_path",
     "corners": "corners",
+    "stone_reader": "stone_reader",
     "still_time": "still_time",
     "fps": "fps",
     "rules": "rules",
@@ -236,28 +269,41 @@ def input_settings(**more: Any) -> InputOptions:
     params = click.get_current_context().params
     given = {field: params[name] for field, name in _SHARED.items() if name in params}
     settings = {**given, **more}
-    if settings.get("rules") and settings.get("board"):
-        _check_rules_on_board(str(settings["rules"]), str(settings["board"]))
+    if settings.get("rules"):
+        _check_game(
+            str(settings["rules"]),
+            None if settings.get("board") is None else str(settings["board"]),
+            params.get("handicap"),
+            str(params.get("placement") or "fixed"),
+            board_option="--size" if "size" in params else "--board",
+        )
     return InputOptions(**settings)
 
 
-def _check_rules_on_board(rules: str, board: str) -> None:
-    """A usage error, before any input or journal is opened, for rules on a board their sheet
-    does not play on (FridgeGo off 9x9, 2.5D Go off 2x9x9): the check the table makes when a
-    game starts, made early so that no input thread meets it later."""
-    from companion.games.rules import new_game
-    from companion.games.topology import from_spec
-    from companion.table.chess_state import is_chess
-    from companion.table.state import check_board
+def _check_game(
+    rules: str, board: str | None, stones: int | None, placement: str, *, board_option: str
+) -> None:
+    """A usage error, before any input or journal is opened, for a game the table would refuse
+    to start: rules on a board their sheet does not play on (FridgeGo off 9x9, 2.5D Go off
+    2x9x9), a handicap the rules or the board cannot take (GoBeyond, chess, a fixed handicap
+    off 9x9, 13x13 and 19x19). The checks the table makes when a game starts, made early so
+    that no input thread meets them later; a board the input decides is checked at start."""
+    from companion.table.kinds import kind_for
 
-    if is_chess(rules):
-        return
+    kind = kind_for(rules)
     try:
-        check_board(new_game(rules, from_spec(board)))
+        kind.check_board(rules, board)
     except (ValueError, CompanionError) as exc:
         raise click.BadParameter(
-            f"cannot start the game: {exc}", param_hint="'--rules' with '--board'"
+            f"cannot start the game: {exc}", param_hint=f"'--rules' with '{board_option}'"
         ) from None
+    if stones:
+        try:
+            kind.check_handicap(rules, board, stones, placement)
+        except (ValueError, CompanionError) as exc:
+            raise click.BadParameter(
+                f"cannot start the game: {exc}", param_hint="'--handicap'"
+            ) from None
 
 
 def start_input(
@@ -280,3 +326,79 @@ def start_input(
     if made.live and made.note.endswith("until it answers"):
         click.echo(f"companion: {made.note}", err=True)  # a camera not answering yet
     return made
+
+
+def server_options(port: int) -> Callable[[F], F]:
+    """``--host``, ``--port`` and the page server's bounds, for the table page and the hub.
+
+    The command takes them as ``**page_server`` and hands them on to :func:`open_server`
+    untouched, so a new server option is added here and nowhere else.
+    """
+
+    def add(f: F) -> F:
+        return _apply(
+            f,
+            [
+                click.option(
+                    "--host",
+                    default="0.0.0.0",
+                    show_default=True,
+                    help="Address the page listens on.",
+                ),
+                click.option(
+                    "--port",
+                    default=port,
+                    show_default=True,
+                    type=click.IntRange(0, 65535),
+                    help="Port of the page (0 picks a free one).",
+                ),
+                click.option(
+                    "--threads",
+                    default=16,
+                    show_default=True,
+                    type=click.IntRange(1, 256),
+                    help="Page threads: requests answered at once (live pages hold none).",
+                ),
+                click.option(
+                    "--streams-per-address",
+                    default=16,
+                    show_default=True,
+                    type=click.IntRange(1, 100_000),
+                    help="Live pages (streams) one client address may hold open.",
+                ),
+                click.option(
+                    "--connections-per-address",
+                    default=64,
+                    show_default=True,
+                    type=click.IntRange(1, 100_000),
+                    help="Connections one client address may hold open.",
+                ),
+            ],
+        )
+
+    return add
+
+
+def open_server(
+    app: WSGIApp,
+    *,
+    host: str,
+    port: int,
+    threads: int,
+    streams_per_address: int,
+    connections_per_address: int,
+    ident: str = "companion",
+) -> Server:
+    """The page server listening as :func:`server_options` asked; a port that cannot be had
+    is a plain error (exit 1), not a traceback."""
+    from companion.web.server import Limits, Server
+
+    limits = Limits(
+        threads=threads,
+        streams_per_address=streams_per_address,
+        connections_per_address=connections_per_address,
+    )
+    try:
+        return Server(app, host=host, port=port, limits=limits, ident=ident)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None

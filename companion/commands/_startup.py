@@ -121,13 +121,13 @@ def parse_corners(text: str | None) -> list[list[float]] | None:
     return [values[i : i + 2] for i in range(0, 8, 2)]
 
 
-def describe(event: ev.Event, table: Any) -> str:
+def describe(event: ev.Event, table: TableSession) -> str:
     """One line of plain words for a journaled event of ``table``'s current game (the words
     the pages show: :func:`companion.words.words`)."""
     return words(event, Context.of(table.state))
 
 
-def event_logger(table: Any, echo: Callable[[str], None]) -> Callable[[ev.Event], None]:
+def event_logger(table: TableSession, echo: Callable[[str], None]) -> Callable[[ev.Event], None]:
     """A session listener that echoes ``HH:MM:SS #seq Type: words`` for each stored event."""
 
     def log(event: ev.Event) -> None:

@@ -55,6 +55,7 @@ def _play_table(
     stop: Any,
     out: dict[str, Any],
 ) -> None:
+    from companion.games.go import GoGame
     from companion.games.playout import random_move
     from companion.hub.publisher import start_publisher
     from companion.journal import Journal
@@ -83,10 +84,10 @@ def _play_table(
                     time_control=TIME_CONTROL,
                 )
                 game = session.state.game
-                assert game is not None
+                assert isinstance(game, GoGame)  # a Go game: random_move plays Go
                 shadow = game.copy()
                 empties = [s for s, c in enumerate(shadow.board) if c < 0]
-            assert shadow is not None and session.state.game is not None
+            assert shadow is not None and isinstance(session.state.game, GoGame)
             player = session.state.game.to_move
             spot = random_move(shadow, rng, empties)
             if spot is None:

@@ -8,6 +8,8 @@ import time
 
 import click
 
+from companion.commands._options import reader_option
+
 #: How much slower a Raspberry Pi 4 (Cortex-A72, 1.5 GHz) is assumed to run this single-threaded
 #: OpenCV work than the x86 machine measuring (a 2.6 GHz Xeon core here): 4-6x is the usual
 #: rule of thumb, not measured here; the slow end is taken, so the estimate errs high.
@@ -21,7 +23,10 @@ PI4_RATIO = 6
 @click.option(
     "--photo", type=click.Path(dir_okay=False), help="Use this photo, scaled to 1280x720."
 )
-def command(frames: int, finds: int, size: int, photo: str | None) -> None:
+@reader_option
+def command(
+    frames: int, finds: int, size: int, photo: str | None, stone_reader: str | None
+) -> None:
     """Time the camera reader on a 1280x720 frame (a rendered board unless --photo is given).
 
     Prints frames per second reading with a saved profile (the live path: no board finding),
@@ -34,6 +39,7 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
     from companion.vision.find_board import find_board
     from companion.vision.make_profile import calibrate
     from companion.vision.photoset import load_image
+    from companion.vision.read_stones import DEFAULT_READER
     from companion.vision.render import random_position, render_board
 
     try:
@@ -47,9 +53,8 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
         else:
             rows = random_position(size, stones=0.3, seed=1)
             empty = [" ".join("." * size)] * size
-            look = {"width": 1280, "height": 720, "tilt": 15, "seed": 1}
-            image = render_board(rows, size=size, **look).image  # type: ignore[arg-type]
-            bare = render_board(empty, size=size, **look).image  # type: ignore[arg-type]
+            image = render_board(rows, size=size, width=1280, height=720, tilt=15, seed=1).image
+            bare = render_board(empty, size=size, width=1280, height=720, tilt=15, seed=1).image
             profiles = {
                 "profile made on the empty board": calibrate(bare, board=board, empty=True),
                 "profile without the empty look": calibrate(image, board=board, empty=False),
@@ -61,9 +66,16 @@ def command(frames: int, finds: int, size: int, photo: str | None) -> None:
         raise click.ClickException(str(exc)) from exc
 
     cv2.setNumThreads(1)  # the figure asked for is one core's; the camera loop may use more
-    click.echo(f"frame 1280x720, {size}x{size} board, {frames} frames per profile, one core:")
+    name = stone_reader or DEFAULT_READER
+    click.echo(
+        f"frame 1280x720, {size}x{size} board, {frames} frames per profile, one core, "
+        f"{name} reader:"
+    )
     for label, profile in profiles.items():
-        reader = profile.reader()
+        try:
+            reader = profile.with_reader(name).reader()
+        except CompanionError as exc:
+            raise click.ClickException(str(exc)) from exc
         for _ in range(20):  # warm up
             reader.read(image)
         times = []

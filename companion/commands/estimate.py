@@ -7,7 +7,8 @@ rules (``--rules`` overrides the preset); a position file is scored under ``--ru
 (default ``japanese``).
 
 The text output shows the board with dead stones in lower case, unsure stones marked ``?``
-after them, dame as ``-``, then the ownership and the estimated result. ``--json`` prints one
+after them, dame as ``-``, the open border points named (dame to fill, boundaries to close),
+then the ownership and the estimated result. ``--json`` prints one
 object::
 
     {"file": ..., "board": "grid:9x9", "rules": "japanese", "komi": 6.5, "to_move": "B",
@@ -75,6 +76,23 @@ def board_text(game: GoGame, est: Estimate) -> list[str]:
     return lines
 
 
+def border_lines(game: GoGame, est: Estimate) -> list[str]:
+    """The open border points named, as the count treats them: the dame to fill before
+    counting (``-`` on the board) and the boundaries their owner closes (counted closed)."""
+    out: list[str] = []
+    if est.fill:
+        names = ", ".join(game.spot_name(s) for s in sorted(est.fill))
+        out.append(f"dame to fill before counting (-): {names}")
+    for player in range(game.players):
+        spots = sorted(s for s, p in est.boundary.items() if p == player)
+        if spots:
+            names = ", ".join(game.spot_name(s) for s in spots)
+            out.append(
+                f"boundary for {game.player_name(player)} to close (counted closed): {names}"
+            )
+    return out
+
+
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--rules", default=None, help="Rule preset to count with (default: the file's).")
@@ -106,6 +124,8 @@ def command(
         click.echo(line)
     names = [game.spot_name(s) for s in sorted(est.dead)]
     click.echo(f"dead: {', '.join(names) if names else 'none'}")
+    for line in border_lines(game, est):
+        click.echo(line)
     if est.unsure:
         click.echo(
             f"unsure (please check): {', '.join(game.spot_name(s) for s in sorted(est.unsure))}"

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from companion.commands._options import reader_option
 from companion.errors import CompanionError
 
 
@@ -29,8 +30,11 @@ from companion.errors import CompanionError
 @click.option("--renders", default=600, show_default=True, help="3D-rendered scenes to train on.")
 @click.option("--flat", default=300, show_default=True, help="Flat-renderer boards to train on.")
 @click.option(
-    "--model", type=click.Path(dir_okay=False, exists=True), help="Read with this ONNX model."
+    "--model",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Read with this ONNX model (the net reader).",
 )
+@reader_option
 def command(
     folder: str,
     use_corners: bool,
@@ -41,6 +45,7 @@ def command(
     renders: int,
     flat: int,
     model: str | None,
+    stone_reader: str | None,
 ) -> None:
     """Per-set accuracy, right / unknown / wrong, confident wrong, black-white swaps, confusion
     matrix, perfect boards, boards found and median time.
@@ -50,11 +55,21 @@ def command(
     (under a hand) are not scored. With --leave-one-out each source
     (shared/data/photos: gomrade/testing_sequence, gomrade singles, imago/t1, imago/t2 with its
     skip/ frames, imago 9x9+13x13) is read by a model trained without any of its photos.
+    --model and --leave-one-out read with the net reader.
     """
     from pathlib import Path
 
     from companion.vision.evaluate import Summary, evaluate_photo
     from companion.vision.photoset import walk
+    from companion.vision.read_stones import DEFAULT_READER
+
+    if model or leave_one_out:
+        if stone_reader == "classic":
+            raise click.BadParameter(
+                "--model and --leave-one-out read with the net reader", param_hint="--reader"
+            )
+        stone_reader = "net"
+    reader = stone_reader or DEFAULT_READER
 
     try:
         photos = list(walk(folder))
@@ -78,7 +93,9 @@ def command(
         ) as bar:
             for photo in bar:
                 use = models.get(source_of(photo.group), weights) if leave_one_out else weights
-                summary.results.append(evaluate_photo(photo, use_corners=use_corners, model=use))
+                summary.results.append(
+                    evaluate_photo(photo, use_corners=use_corners, reader=reader, model=use)
+                )
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
     if leave_one_out:
@@ -89,6 +106,7 @@ def command(
     if as_json:
         out: dict[str, object] = {
             "mode": "corners" if use_corners else "found",
+            "reader": reader,
             "sets": lines,
             "all": total,
             "confusion": summary.confusion(),
@@ -96,7 +114,7 @@ def command(
         click.echo(json.dumps(out, indent=1))
         return
     mode = "truth corners where given, else found" if use_corners else "board found without help"
-    click.echo(f"{len(photos)} photos under {folder}; corners: {mode}")
+    click.echo(f"{len(photos)} photos under {folder}; corners: {mode}; reader: {reader}")
     head = f"{'set':<26}{'photos':>7}{'found':>8}{'points':>8}{'right':>7}{'accuracy':>10}"
     head += f"{'unknown':>8}{'wrong':>6}{'sure wr':>8}{'swaps':>6}{'perfect':>9}{'worst':>6}"
     head += f"{'med ms':>8}"

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import logging
 import signal
+from typing import Any
 
 import click
 
+from companion.commands._options import open_server, server_options
 from companion.errors import HubError
 
 
 @click.command()
 @click.option("--broker", required=True, help="The MQTT broker, HOST[:PORT].")
-@click.option("--host", default="0.0.0.0", show_default=True, help="Address the page listens on.")
-@click.option("--port", default=8088, show_default=True, help="Port of the page.")
+@server_options(port=8088)
 @click.option("--username", default=None, help="Broker user name.")
 @click.option(
     "--password-file",
@@ -51,31 +52,8 @@ from companion.errors import HubError
     help="TOML file with each table's signing secret ([tables] name = secret): the hub then "
     "shows only what each table signed [default: $COMPANION_HUB_SECRETS; none: unsigned].",
 )
-@click.option(
-    "--threads",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 256),
-    help="Page threads: requests answered at once (live pages hold none).",
-)
-@click.option(
-    "--streams-per-address",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="Live pages (streams) one client address may hold open.",
-)
-@click.option(
-    "--connections-per-address",
-    default=64,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="Connections one client address may hold open.",
-)
 def command(
     broker: str,
-    host: str,
-    port: int,
     username: str | None,
     password_file: str | None,
     tls: bool,
@@ -86,16 +64,13 @@ def command(
     location: str | None,
     client_id: str | None,
     secrets: str | None,
-    threads: int,
-    streams_per_address: int,
-    connections_per_address: int,
+    **page_server: Any,
 ) -> None:
     """Serve the hub page for every table on BROKER (read-only)."""
     from companion.hub.app import create_app
     from companion.hub.config import TLSSettings, parse_broker, read_password
     from companion.hub.hub import Hub
     from companion.hub.signing import load_hub_secrets
-    from companion.web.server import Limits, Server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -119,17 +94,9 @@ def command(
     except HubError as exc:
         raise click.ClickException(str(exc)) from None
     app = create_app(hub, name=name, location=location)
-    limits = Limits(
-        threads=threads,
-        streams_per_address=streams_per_address,
-        connections_per_address=connections_per_address,
-    )
-    try:
-        server = Server(app, host=host, port=port, limits=limits, ident="companion-hub")
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    server = open_server(app, ident="companion-hub", **page_server)
     hub.start()
-    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    shown = "localhost" if server.host in ("0.0.0.0", "::") else server.host
     click.echo(
         f"hub for {broker_host}:{broker_port} on http://{shown}:{server.effective_port}/ "
         "(read-only)"

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -56,6 +56,7 @@ from companion.commands._options import (
     source_help,
     start_input,
     table_options,
+    voice_option,
 )
 from companion.commands._startup import (
     event_logger,
@@ -65,11 +66,17 @@ from companion.commands._startup import (
     watchdog_interval,
 )
 from companion.errors import CompanionError
-from companion.games.timecontrol import FLAG_POLICIES
+from companion.games.timecontrol import FLAG_POLICIES, FlagPolicy
 from companion.runtime import Input, ObservationLoop, Ticker
 from companion.runtime.sensors import mock_pin_factories
 from companion.runtime.start import ensure_game
 from companion.table.voice import check_voice, start_voice
+
+if TYPE_CHECKING:
+    from companion.journal import Journal
+    from companion.sensors.pinmap import PinMap
+    from companion.table.panel import ClockPanel
+    from companion.table.session import TableSession
 
 #: Seconds between annotated camera pictures (for a page that attaches): headless, the loop
 #: spends its time reading the board, not drawing it (``companion bench loop`` measures this).
@@ -80,7 +87,7 @@ def _err(line: str) -> None:
     click.echo(line, err=True)
 
 
-def _print_record(journal: Any, game_id: int) -> None:
+def _print_record(journal: Journal, game_id: int) -> None:
     from companion.table.kinds import game_record
 
     events = journal.events(game_id)
@@ -107,11 +114,7 @@ def _print_record(journal: Any, game_id: int) -> None:
 )
 @click.option("--buttons", is_flag=True, help="Use the clock buttons, warning LED and buzzer.")
 @click.option("--new-game", is_flag=True, help="Start a new game even if one is in play.")
-@click.option(
-    "--voice",
-    is_flag=True,
-    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
-)
+@voice_option
 def command(
     source: str,
     rules: str,
@@ -123,22 +126,24 @@ def command(
     snapshot_every: float,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     still_time: float | None,
     fps: float | None,
     pins_path: str | None,
     mock_pins: bool,
     demo_delay: float,
-    on_flag: str | None,
+    on_flag: FlagPolicy | None,
     buttons: bool,
     new_game: bool,
     voice: bool,
 ) -> None:
     """Run the table headless: source -> tracker -> rules and clock -> journal -> outputs."""
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
-    if is_chess(rules):
+    kind = kind_for(rules)
+    if not kind.headless:
         raise click.BadParameter(
-            "companion run follows Go games; Beyond Chess runs in `companion serve`",
+            f"companion run follows Go games; {kind.title} runs in `companion serve`",
             param_hint="--rules",
         )
     check_voice(voice)
@@ -173,17 +178,20 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
     stack.callback(table.close)
     table.listeners.append(event_logger(table, _err))
     _err(f"companion: journal {path}")
-    reason = ensure_game(
-        table,
-        reader,
-        rules=o["rules"],
-        board=o["board"],
-        time_control=o["time_control"],
-        flag_policy=o["on_flag"],
-        new_game=o["new_game"],
-        handicap=o.get("handicap"),
-        placement=str(o.get("placement") or "fixed"),
-    )
+    try:
+        reason = ensure_game(
+            table,
+            reader,
+            rules=o["rules"],
+            board=o["board"],
+            time_control=o["time_control"],
+            flag_policy=o["on_flag"],
+            new_game=o["new_game"],
+            handicap=o.get("handicap"),
+            placement=str(o.get("placement") or "fixed"),
+        )
+    except ValueError as exc:  # settings the game or the input cannot take, in plain words
+        raise click.ClickException(f"cannot start the game: {exc}") from None
     if reason is None and not reader.manages_game:
         _err(f"companion: resumed {table.summary()}")
 
@@ -241,7 +249,9 @@ def _run(stack: ExitStack, reader: Input, clock_pins: Any, o: dict[str, Any]) ->
 
 
 @contextmanager
-def _panel(table: Any, pinmap: Any, factory: Any, still_time: float) -> Iterator[Any]:
+def _panel(
+    table: TableSession, pinmap: PinMap, factory: Any, still_time: float
+) -> Iterator[ClockPanel]:
     """The clock buttons and warning outputs of the pin map, wired to ``table``."""
     from companion.table.outputs import ClockButtons, WarningOutputs
     from companion.table.panel import ClockPanel

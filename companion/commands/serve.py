@@ -27,7 +27,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -37,9 +37,12 @@ from companion.commands._options import (
     game_options,
     input_options,
     input_settings,
+    open_server,
+    server_options,
     source_help,
     start_input,
     table_options,
+    voice_option,
 )
 from companion.commands._startup import (
     DEFAULT_JOURNAL,
@@ -57,10 +60,13 @@ from companion.runtime.start import ensure_game
 from companion.table.voice import check_voice, start_voice
 from companion.web.reach import lan_addresses, page_urls, print_qr
 
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
+
 __all__ = ["DEFAULT_JOURNAL", "command", "find_camera", "sd_notify", "watchdog_interval"]
 
 
-def _clock_face(table: Any) -> None:
+def _clock_face(table: TableSession) -> None:
     """Send the running clock's face to the pages (once a second, from the ticker)."""
     from companion.web.app import sse_frame
 
@@ -91,8 +97,7 @@ def _pick_source(source: str, demo: bool) -> str:
 )
 @camera_options
 @click.option("--demo", is_flag=True, help="Replay the bundled recorded game through the loop.")
-@click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="0 picks a free port.")
+@server_options(port=8000)
 @game_options
 @table_options
 @input_options
@@ -107,27 +112,6 @@ def _pick_source(source: str, demo: bool) -> str:
     "--pin",
     default=None,
     help="Table PIN on the command line (shown in the process list: prefer --pin-file).",
-)
-@click.option(
-    "--threads",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 256),
-    help="Page threads: requests answered at once (live pages hold none).",
-)
-@click.option(
-    "--streams-per-address",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="Live pages (streams) one client address may hold open.",
-)
-@click.option(
-    "--connections-per-address",
-    default=64,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="Connections one client address may hold open.",
 )
 @demo_delay_option(2.0)
 @click.option(
@@ -166,18 +150,13 @@ def _pick_source(source: str, demo: bool) -> str:
     show_default=True,
     help="Print a QR code of the page's address (for phones at the table).",
 )
-@click.option(
-    "--voice",
-    is_flag=True,
-    help="Speak the clock (byo-yomi count, periods left, time-outs) with espeak-ng.",
-)
+@voice_option
 def command(
     source: str,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     demo: bool,
-    host: str,
-    port: int,
     rules: str,
     time_control: str | None,
     handicap: int | None,
@@ -191,9 +170,6 @@ def command(
     mock_pins: bool,
     pin_file: Path | None,
     pin: str | None,
-    threads: int,
-    streams_per_address: int,
-    connections_per_address: int,
     demo_delay: float,
     demo_rest: float,
     demo_feed: str,
@@ -202,9 +178,10 @@ def command(
     log_events: bool,
     qr: bool,
     voice: bool,
+    **page_server: Any,
 ) -> None:
     """Serve the table page (live board, clocks, score, controls) and keep the journal."""
-    from companion.table.chess_state import is_chess
+    from companion.table.kinds import kind_for
 
     check_voice(voice)
     with ExitStack() as stack:
@@ -216,9 +193,10 @@ def command(
             pin_factory=grid_pins,
         )
         reader = start_input(stack, _pick_source(source, demo), options)
-        if is_chess(rules) and not reader.manages_game:
+        kind = kind_for(rules)
+        if not kind.read_live and not reader.manages_game:
             raise click.BadParameter(
-                "Beyond Chess is read from the demo only (--demo); cameras and the sensor grid "
+                f"{kind.title} is read from the demo only (--demo); cameras and the sensor grid "
                 "read Go stones",
                 param_hint="--rules",
             )
@@ -227,7 +205,6 @@ def command(
 
 def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     """Open the table, start the loop and the ticker, and serve the page until a signal."""
-    from companion.web import server as page_server
     from companion.web.app import create_app
 
     path = journal_path(o["journal_option"])
@@ -263,18 +240,10 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     )
     camera = reader if isinstance(reader, FrameInput) else None
     app = create_app(table, pin=pin, calibration_dir=calibration, camera=camera)
-    host, port = o["host"], o["port"]
-    limits = page_server.Limits(
-        threads=o["threads"],
-        streams_per_address=o["streams_per_address"],
-        connections_per_address=o["connections_per_address"],
+    server = open_server(app, **o["page_server"])
+    urls = page_urls(
+        server.host, server.effective_port, addresses=lan_addresses(), hostname=socket.gethostname()
     )
-    try:
-        server = page_server.Server(app, host=host, port=port, limits=limits)
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    real_port = server.effective_port
-    urls = page_urls(host, real_port, addresses=lan_addresses(), hostname=socket.gethostname())
     app.config["PAGE_URLS"] = urls
     click.echo(f"companion: the table page is at {urls[0]}")
     for other in urls[1:]:
@@ -312,7 +281,7 @@ def _serve(stack: ExitStack, reader: Input, o: dict[str, Any]) -> None:
     server.run()
 
 
-def _publish(stack: ExitStack, table: Any, hub_config: Path | None) -> None:
+def _publish(stack: ExitStack, table: TableSession, hub_config: Path | None) -> None:
     """Publish the table to a hub when configured (``--hub-config`` or the environment)."""
     env = os.environ.get("COMPANION_HUB_CONFIG")
     hub_path = hub_config or (Path(env) if env else None)

@@ -24,6 +24,7 @@ The following is :mod:`companion.runtime`'s observation loop, on a bare game ins
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import ExitStack
 
 import click
@@ -85,6 +86,7 @@ def command(
     size: int | None,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     rules: str,
     handicap: int | None,
     placement: str,
@@ -101,6 +103,7 @@ def command(
     def warn(text: str) -> None:
         click.echo(text, err=True)
 
+    started = time.time()
     board = None if size is None else str(size)
     options = input_settings(board=board, recording=True, max_unknown=0.02)
     with ExitStack() as stack:
@@ -115,7 +118,12 @@ def command(
             # Without a profile the board is found by the photo reader: on every photo of a
             # folder (separate photos, the camera may have moved), once for a video or camera.
             reader.reader = PhotoReader(
-                size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
+                size=size,
+                corners=corners,
+                refind=reader.word == "dir",
+                source=source,
+                warn=warn,
+                stone_reader=options.stone_reader,
             )
         table = GameTable(rules, reader.topology, handicap=handicap, placement=placement)
         loop = ObservationLoop(table, reader)
@@ -151,15 +159,23 @@ def command(
         warn(f"at the end captured stones were still on the board: {names}")
     plays = sum(1 for m in game.moves if m.kind == "play")
     warn(f"{plays} stones played, {len(game.moves) - plays} passes")
-    _print_record(game)
+    _print_record(game, handicap=handicap, started=started)
 
 
-def _print_record(game: GoGame) -> None:
+def _print_record(
+    game: GoGame, *, handicap: int | None = None, started: float | None = None
+) -> None:
+    """The record on standard output, with what a club's viewer expects beyond the moves (as
+    the table's records have): ``DT`` the day tracking started (the game's day for a camera;
+    for a recording, the day it was followed) and ``HA`` for a handicap game."""
     from companion.records.json_record import write_json_record
     from companion.records.record import record_from_game
     from companion.records.sgf import write_sgf
 
     record = record_from_game(game)
+    record.properties["DT"] = (time.strftime("%Y-%m-%d", time.localtime(started)),)  # None: now
+    if handicap:
+        record.properties["HA"] = (str(handicap),)
     topo = game.topology
     if topo.kind == "grid" and topo.shape is not None and game.players == 2:
         sys.stdout.buffer.write(write_sgf(record))

@@ -47,21 +47,90 @@ def _start(rules: str, board: str, players: int) -> GoGame:
     return new_game(rules, from_spec(board), **knobs)
 
 
-def _plausible(game: GoGame, rng: random.Random, empties: list[int]) -> int | None:
-    """A random legal move, preferring spots near stones already down (as people play),
-    never into the mover's own one-point eye; None for a pass."""
+def _heights(game: GoGame) -> list[int]:
+    """Each spot's line counted from the edge (1 on it; an edge spot has fewer links than the
+    most any spot has), as players think of the third and fourth lines; a board with no edge
+    (a torus) is all centre."""
     nbrs = game.topology.neighbours
-    board = game.board
-    near = [s for s in empties if any(board[n] != EMPTY for n in nbrs[s])]
-    if near and rng.random() < 0.7:
-        rng.shuffle(near)
-        for spot in near[:12]:
-            if all(board[n] == game.to_move for n in nbrs[spot]):
-                continue  # an eye of the mover's own
-            if game.try_play(spot) is not None:
-                empties.remove(spot)
-                empties.extend(game.last_captured)
-                return spot
+    most = max((len(n) for n in nbrs), default=0)
+    height = [0 if len(n) < most else -1 for n in nbrs]
+    frontier = [s for s, h in enumerate(height) if h == 0]
+    if not frontier:
+        return [4] * len(nbrs)
+    line = 1
+    while frontier:
+        for s in frontier:
+            height[s] = line
+        nxt = {n for s in frontier for n in nbrs[s] if height[n] == -1}
+        for n in nxt:
+            height[n] = 0  # queued
+        frontier, line = sorted(nxt), line + 1
+    return height
+
+
+#: How much each line is worth in the opening (the third and fourth lines, as people open) and
+#: later (the first line only for a reason: a capture, an atari, saving stones).
+_OPENING = {1: -4.0, 2: -1.0, 3: 2.5, 4: 2.0, 5: 1.0}
+_LATER = {1: -2.0, 2: 0.0}
+
+
+def _worth(game: GoGame, spot: int, heights: list[int], opening: bool) -> float | None:
+    """A plain player's liking for ``spot`` (higher is better; None: never, an own eye or a
+    self-atari that captures nothing), read off the board without playing it."""
+    me, board, nbrs = game.to_move, game.board, game.topology.neighbours[spot]
+    if nbrs and all(board[n] == me for n in nbrs):
+        return None  # an eye of the mover's own
+    libs: set[int] = {n for n in nbrs if board[n] == EMPTY}
+    worth, captures, contact = 0.0, 0, False
+    for n in nbrs:
+        if board[n] == EMPTY:
+            continue
+        theirs = game.liberties(n)
+        if board[n] == me:
+            libs |= theirs - {spot}
+            if len(theirs) == 1:
+                worth += 3.0 * len(game.chain(n)) ** 0.5  # saving stones in atari
+        else:
+            contact = True
+            if len(theirs) == 1:
+                captures += len(game.chain(n))
+            elif len(theirs) == 2:
+                worth += 1.5  # atari
+    if captures:
+        worth += 4.0 + captures
+    elif len(libs) <= 1:
+        return None  # self-atari
+    elif len(libs) == 2:
+        worth -= 0.7
+    table = _OPENING if opening else _LATER
+    worth += table.get(heights[spot], 1.0 if opening else 0.3)
+    if not opening:
+        near = {m for n in nbrs for m in (n, *game.topology.neighbours[n])}
+        if any(board[m] != EMPTY for m in near):
+            worth += 1.0 + (0.8 if contact else 0.0)  # play where the game is
+    return worth
+
+
+def _plausible(
+    game: GoGame, rng: random.Random, empties: list[int], heights: list[int]
+) -> int | None:
+    """A legal move a plain player might make: on the third or fourth line to open, then near
+    the stones already down, capturing, saving stones in atari or giving atari, never into the
+    mover's own eye or a self-atari; a little chance in it so no two games are alike. None for
+    a pass (no such move)."""
+    stones = len(game.board) - len(empties)
+    opening = stones < max(4, len(game.board) // 12)
+    sample = rng.sample(empties, min(len(empties), 40))
+    liked = []
+    for spot in sample:
+        worth = _worth(game, spot, heights, opening)
+        if worth is not None:
+            liked.append((worth + rng.random() * 2.0, spot))
+    for _, spot in sorted(liked, reverse=True):
+        if game.try_play(spot) is not None:
+            empties.remove(spot)
+            empties.extend(game.last_captured)
+            return spot
     return random_move(game, rng, empties)
 
 
@@ -73,10 +142,11 @@ def playout(
     game = _start(rules, board, players)
     rng = random.Random(seed)
     empties = [s for s, c in enumerate(game.board) if c == EMPTY]
+    heights = _heights(game)
     played: list[list[int | None]] = []
     while not game.over and len(played) < moves:
         player = game.to_move
-        played.append([player, _plausible(game, rng, empties)])
+        played.append([player, _plausible(game, rng, empties, heights)])
     for _ in range(4 * players):
         if game.over:
             break

@@ -56,7 +56,7 @@ from companion.games.beyond_chess import (
     piece_letter,
     traditional,
 )
-from companion.limits import read_file
+from companion.limits import read_text
 
 # Numbers in cells, origins and counters have at most 6 digits: a cell past the grid's
 # LIMIT is refused by ``cell``, and a 5,000-digit number never reaches ``int``.
@@ -493,11 +493,7 @@ def setup_text(position: BeyondChess, *, black_rows: int | None = None) -> str:
 
 def load_setup(path: str | Path, cls: type[BeyondChess] = BeyondChess) -> BeyondChess:
     """Read a setup file; raises PositionError (naming the file) if it cannot be a game."""
-    data = read_file(path, limit=MAX_SETUP_BYTES, error=PositionError, what="setup file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PositionError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
+    text = read_text(path, limit=MAX_SETUP_BYTES, error=PositionError, what="setup file")
     try:
         return parse_setup(text, cls)
     except PositionError as exc:

@@ -33,6 +33,20 @@ from companion.games.beyond_chess_moves import PieceMoves
 TurnTuple = tuple[Cell, Cell, int, tuple[Cell, Cell] | None, bool]
 
 
+def _orphan(sq: set[Cell], a: Cell, b: Cell) -> Cell | None:
+    """A square next to ``a`` (not ``b``) left touching no square, with the square of ``a``
+    already moved to ``b`` in ``sq``; None when there is none."""
+    for o in AROUND:
+        n = a + o
+        if n in sq and n != b:
+            for o2 in AROUND:
+                if n + o2 in sq:
+                    break
+            else:
+                return n
+    return None
+
+
 class Shifts(PieceMoves):
     """The shift layer of a position (see the module docstring)."""
 
@@ -55,14 +69,9 @@ class Shifts(PieceMoves):
         sq.discard(a)
         sq.add(b)
         try:
-            for o in AROUND:
-                n = a + o
-                if n in sq and n != b:
-                    for o2 in AROUND:
-                        if n + o2 in sq:
-                            break
-                    else:
-                        return ("orphan", f"the square on {cell_name(n)} would touch no square")
+            lone = _orphan(sq, a, b)
+            if lone is not None:
+                return ("orphan", f"the square on {cell_name(lone)} would touch no square")
             if not self._ring_linked(a) and not linked_around(sq, a):
                 after = groups(sq)
                 if len(after) > len(groups((sq - {b}) | {a})):
@@ -102,16 +111,7 @@ class Shifts(PieceMoves):
                     continue
                 sq.discard(a)
                 sq.add(b)
-                ok = True
-                for o in AROUND:
-                    n = a + o
-                    if n in sq and n != b:
-                        for o2 in AROUND:
-                            if n + o2 in sq:
-                                break
-                        else:
-                            ok = False
-                            break
+                ok = _orphan(sq, a, b) is None
                 if ok and not self._ring_linked(a) and not linked_around(sq, a):
                     after = len(groups(sq))
                     if not groups_before:

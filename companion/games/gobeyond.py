@@ -84,7 +84,7 @@ Readings chosen where the sheet leaves room (each one is tested):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from companion.errors import IllegalMove
@@ -123,6 +123,11 @@ class Economy:
                 raise ValueError(f"{name} must be a whole number >= 0, not {value!r}")
         if self.turn_seconds is not None and not self.turn_seconds > 0:
             raise ValueError(f"turn_seconds must be positive, not {self.turn_seconds!r}")
+
+
+#: The economy's knobs by name, in order: what a record stores (JSON ``rules.economy``, SGF
+#: ``XECONOMY``) and reads back.
+ECONOMY_KEYS = tuple(f.name for f in fields(Economy))
 
 
 @dataclass(frozen=True)

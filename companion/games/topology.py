@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import MapError
-from companion.limits import MB, parse_json, read_file
+from companion.limits import MB, parse_json, read_text
 
 MAP_FORMAT = "companion-map"
 MAP_VERSION = 1
@@ -312,11 +312,7 @@ def parse_map(text: str, *, name: str = "map") -> Topology:
 def load_map(path: str | Path) -> Topology:
     """Read a map file (see the module docstring); raises MapError for a malformed one."""
     path = Path(path)
-    data = read_file(path, limit=MAX_MAP_BYTES, error=MapError, what="map file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MapError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
+    text = read_text(path, limit=MAX_MAP_BYTES, error=MapError, what="map file")
     return parse_map(text, name=path.stem)
 
 

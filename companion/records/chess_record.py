@@ -42,7 +42,7 @@ from companion.games.beyond_chess_notation import (
     position_text,
     turn_text,
 )
-from companion.limits import read_file
+from companion.limits import read_text
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -213,11 +213,7 @@ def read_record(text: str) -> ChessRecord:
 
 def load_record(path: str | Path) -> ChessRecord:
     """Read a record file (bounded, UTF-8); RecordError naming the file, never OSError."""
-    data = read_file(path, limit=MAX_CHESS_RECORD_BYTES, error=RecordError, what="chess record")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
+    text = read_text(path, limit=MAX_CHESS_RECORD_BYTES, error=RecordError, what="chess record")
     try:
         return read_record(text)
     except RecordError as exc:

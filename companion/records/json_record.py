@@ -53,6 +53,7 @@ from typing import Any
 
 from companion.errors import MapError, RecordError
 from companion.games.go import Move
+from companion.games.gobeyond import ECONOMY_KEYS
 from companion.games.topology import (
     MAX_GRID,
     MAX_LAYERS,
@@ -71,16 +72,6 @@ from companion.records.record import ClockReading, GameRecord, MoveInfo
 FORMAT = "companion-game"
 VERSION = 1
 _KINDS = ("play", "pass", "skip", "resign")
-_ECONOMY = (
-    "starting",
-    "handicap",
-    "turn_seconds",
-    "stone_cost",
-    "dividend",
-    "capture_bounty",
-    "territory_bounty",
-    "allow_debt",
-)
 #: A record file: 10,000 moves with clocks and an embedded 20,000-spot map fit in it.
 MAX_JSON_RECORD_BYTES = 8 * MB
 #: Moves in one record, and players in one game (GoBeyond is played by 2 to a handful).
@@ -153,7 +144,7 @@ class _Reader:
         ``allow_debt`` true or false (the game checks the ranges when it is made)."""
         if value is None:
             return {}
-        data = self.obj(value, "rules.economy", set(_ECONOMY))
+        data = self.obj(value, "rules.economy", set(ECONOMY_KEYS))
         out: dict[str, float | bool | None] = {}
         for key, item in data.items():
             where = f"rules.economy.{key}"

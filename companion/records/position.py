@@ -24,7 +24,7 @@ from companion.errors import IllegalMove, RecordError
 from companion.games.go import BLACK, EMPTY, WHITE, GoGame
 from companion.games.rules import new_game
 from companion.games.topology import MAX_GRID, MIN_GRID, Topology, grid
-from companion.limits import KB, read_file
+from companion.limits import KB, read_text
 
 _VALUES = {"1": BLACK, "-1": WHITE, "0": EMPTY}
 #: A position file: two 25x25 grids of numbers are under 4 KB.
@@ -114,9 +114,5 @@ def read_position(text: str, *, name: str = "position") -> Position:
 def load_position(path: str | Path) -> Position:
     """Read a position file; RecordError (never OSError) when it cannot be read or parsed."""
     path = Path(path)
-    data = read_file(path, limit=MAX_POSITION_BYTES, error=RecordError, what="position file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not UTF-8 text (bad byte at {exc.start})") from None
+    text = read_text(path, limit=MAX_POSITION_BYTES, error=RecordError, what="position file")
     return read_position(text, name=str(path))

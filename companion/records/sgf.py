@@ -22,7 +22,10 @@ What the reader accepts from real files (see ``shared/data/games/README.md``):
 Private properties (written by :func:`write_sgf`, read back by :func:`read_sgf`):
 
 - Root: ``XRULES[preset]`` when ``RU`` does not name the record's preset; ``XKO[simple]``,
-  ``XSUICIDE[1|0]``, ``XSTONES[n]`` for knobs that differ from what ``RU`` implies.
+  ``XSUICIDE[1|0]``, ``XSTONES[n]`` for knobs that differ from what ``RU`` implies;
+  ``XECONOMY[starting=44][stone_cost=3]...`` GoBeyond's agreed economy, one ``name=value``
+  each (``turn_seconds=none`` for untimed, ``allow_debt=1|0``), so that a replay of a
+  two-player GoBeyond game on a grid scores what the players agreed, as the JSON record does.
 - Node: ``XSKIP[B]`` (an otherwise empty node: B's turn was lost to the clock),
   ``XRESIGN[W]`` (White resigned here), ``XT[seconds]`` (when the move was made, Unix time).
 
@@ -42,6 +45,7 @@ from sgfmill import sgf_grammar, sgf_properties
 from companion import __version__
 from companion.errors import MapError, RecordError
 from companion.games.go import BLACK, EMPTY, WHITE, KoRule, Move
+from companion.games.gobeyond import ECONOMY_KEYS
 from companion.games.rules import find_rules
 from companion.games.topology import MAX_GRID, Topology, grid
 from companion.limits import MAX_NUMBER, MB
@@ -61,6 +65,9 @@ RU_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "ing": ("chinese", {"ko": "simple", "suicide": True}),
     "goe": ("chinese", {"ko": "simple", "suicide": True}),
 }
+#: ``RU`` as it is usually spelt, for the presets that have a usual spelling (written when the
+#: record keeps no spelling of its own).
+RU_TEXT = {"chinese": "Chinese", "japanese": "Japanese"}
 #: What an unknown or absent ``RU`` means (see the module docstring).
 UNKNOWN_RULES: tuple[str, dict[str, Any]] = ("chinese", {"ko": "simple", "suicide": True})
 
@@ -68,7 +75,7 @@ _COLOURS = {"B": BLACK, "W": WHITE}
 _LETTERS = "BW"
 _ROOT_KNOWN = {
     "FF", "GM", "SZ", "CA", "KM", "RU", "PB", "PW", "RE", "TM", "OT", "PL", "AB", "AW", "AE",
-    "C", "XRULES", "XKO", "XSUICIDE", "XSTONES",
+    "C", "XRULES", "XKO", "XSUICIDE", "XSTONES", "XECONOMY",
 }  # fmt: skip
 _NODE_KNOWN = {"B", "W", "BL", "WL", "OB", "OW", "C", "XT", "XSKIP", "XRESIGN"}
 #: Codecs that decode bytes to text but are not character sets a file could be written in.
@@ -251,6 +258,7 @@ class _Reader:
             knobs["suicide"] = root["XSUICIDE"][0].strip() == b"1"
         if "XSTONES" in root:
             knobs["stones"] = int(self.number(root["XSTONES"][0], "XSTONES"))
+        economy = self.economy(root.get("XECONOMY", []))
         record = GameRecord(
             topology=self.topology,
             rules=preset,
@@ -262,17 +270,39 @@ class _Reader:
                 self.text(root, "PB") if "PB" in root else None,
                 self.text(root, "PW") if "PW" in root else None,
             ),
-            rules_text=None if ru == preset else ru,
+            rules_text=None if ru in (preset, RU_TEXT.get(preset)) else ru,
             result=self.text(root, "RE") if "RE" in root else None,
             main_time=self.number(root["TM"][0], "TM", real=True) if "TM" in root else None,
             overtime=self.text(root, "OT") if "OT" in root else None,
             comment=self.text(root, "C", simple=False) if "C" in root else None,
             properties=self.raw_props(root, _ROOT_KNOWN | (_NODE_KNOWN if moves else set())),
             warnings=self.warnings,
+            economy=economy,
         )
         for index, node in enumerate(sequence):
             self.node(record, node, root=index == 0)
         return record
+
+    def economy(self, values: Sequence[bytes]) -> dict[str, float | bool | None]:
+        """``XECONOMY``: ``name=value`` per knob (see the module docstring); the game checks
+        the ranges when it is made."""
+        out: dict[str, float | bool | None] = {}
+        for raw in values[: len(ECONOMY_KEYS) + 1]:
+            text = raw.decode("latin-1")
+            key, equals, value = text.partition("=")
+            if not equals or key not in ECONOMY_KEYS:
+                raise self.fail(f"XECONOMY[{text[:40]}] is not one of {', '.join(ECONOMY_KEYS)}")
+            if key == "allow_debt":
+                if value not in ("0", "1"):
+                    raise self.fail(f"XECONOMY[{text[:40]}]: allow_debt is 1 or 0")
+                out[key] = value == "1"
+            elif key == "turn_seconds" and value == "none":
+                out[key] = None
+            else:
+                real = key == "turn_seconds"
+                number = self.number(value.encode("latin-1"), f"XECONOMY {key}", real=real)
+                out[key] = number if real else int(number)
+        return out
 
     # ------------------------------------------------------------------ nodes
     def node(self, record: GameRecord, node: dict[str, list[bytes]], *, root: bool) -> None:
@@ -450,6 +480,14 @@ def _real(value: float) -> bytes:
     return bytes(sgf_properties.serialise_real(value))
 
 
+def _economy_value(value: float | bool | None) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return f"{value:g}"
+
+
 def write_sgf(record: GameRecord) -> bytes:
     """Serialise a two-player grid record as SGF FF[4] (UTF-8).
 
@@ -475,7 +513,9 @@ def write_sgf(record: GameRecord) -> bytes:
     root.update(FF=[b"4"], GM=[b"1"], CA=[b"UTF-8"])
     root.setdefault("AP", [f"companion:{__version__}".encode()])
     root["SZ"] = [str(width).encode() if width == height else f"{width}:{height}".encode()]
-    ru = record.rules_text if record.rules_text is not None else record.rules
+    ru = record.rules_text
+    if ru is None:
+        ru = RU_TEXT.get(record.rules, record.rules)
     root["RU"] = [_escape(ru)]
     preset, implied, _ = rules_for(ru)
     if preset != record.rules:
@@ -488,6 +528,13 @@ def write_sgf(record: GameRecord) -> bytes:
         root["XSTONES"] = [str(record.stones).encode()]
     if record.komi is not None:
         root["KM"] = [_real(record.komi)]
+    economy = [
+        f"{k}={_economy_value(record.economy[k])}".encode()
+        for k in ECONOMY_KEYS
+        if k in record.economy
+    ]
+    if economy:
+        root["XECONOMY"] = economy
     for ident, value in zip(("PB", "PW"), record.names, strict=True):
         if value is not None:
             root[ident] = [_escape(value)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from companion.errors import CompanionError
 
@@ -73,6 +73,13 @@ class Worker:
         self.stop()
 
 
+class Ticking(Protocol):
+    """What the ticker drives: a table session's :meth:`tick` (clock flags, warnings,
+    snapshots)."""
+
+    def tick(self) -> object: ...
+
+
 class Ticker(Worker):
     """Every ``every`` seconds: the table's clock (flags, warnings, snapshots) and each of
     ``steps`` (the clock panel); once a second each of ``each_second`` (the page's clock
@@ -83,7 +90,7 @@ class Ticker(Worker):
 
     def __init__(
         self,
-        table: Any,
+        table: Ticking,
         *,
         every: float = 0.25,
         steps: tuple[Callable[[], object], ...] = (),

@@ -17,11 +17,15 @@ from __future__ import annotations
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import CompanionError, InputError
 from companion.games.go import GoGame
 from companion.runtime.inputs import Feed, Input, InputOptions, Sample
+from companion.table.state import TableState
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 #: The feeds of the Go demo (see :mod:`companion.demo`).
 GO_FEEDS = ("sensors", "record")
@@ -63,6 +67,17 @@ def _go_demo(options: InputOptions, feed: str | None) -> GoDemoInput:
     )
 
 
+def _session(feed: Feed) -> TableSession:
+    """The table a demo plays on: a session, with its journal and controls (``track``'s bare
+    game is no place for a demo)."""
+    from companion.table.session import TableSession
+
+    table = feed.table
+    if not isinstance(table, TableSession):
+        raise InputError("a demo plays on a table with a journal (serve or run)")
+    return table
+
+
 class DemoInput(Input):
     """What the demo feeders share: the players' part between games. Subclasses say which game
     is theirs (:meth:`is_demo_game`), how to start one (:meth:`new_game`) and how to play the
@@ -96,14 +111,14 @@ class DemoInput(Input):
         self._halt = False
 
     @abstractmethod
-    def is_demo_game(self, table: Any) -> bool:
+    def is_demo_game(self, table: TableSession) -> bool:
         """Whether ``table`` holds an unfinished game this demo can carry on."""
 
     @abstractmethod
-    def new_game(self, table: Any) -> None:
+    def new_game(self, table: TableSession) -> None:
         """Start a demo game on ``table``."""
 
-    def adopt(self, table: Any) -> bool:
+    def adopt(self, table: TableSession) -> bool:
         """Take on ``table``'s game as this demo's when it is a new game, not yet played, that
         the demo can play (started on the page); False by default."""
         return False
@@ -113,7 +128,7 @@ class DemoInput(Input):
         """The rest of the table's demo game (ends early on a stop or a game changed by hand)."""
 
     def samples(self, feed: Feed) -> Iterator[Sample]:
-        table = feed.table
+        table = _session(feed)
         if self.fresh or not self.is_demo_game(table):
             self.new_game(table)
         while not self._halt:
@@ -127,7 +142,7 @@ class DemoInput(Input):
         """Between demo games: carry on a game that is a demo game (a new empty game on the
         demo's board, started on the page); let a game entered by hand be played to its end;
         then, after ``rest`` seconds, start a new demo game. False when the loop is stopping."""
-        table = feed.table
+        table = _session(feed)
         if not feed.wait(0):
             return False  # stopping: not another round of the same game
         while not self.is_demo_game(table) and table.state.phase != "over":
@@ -190,7 +205,7 @@ class GoDemoInput(DemoInput):
         """Whether the game goes through the simulated grid (two colours only)."""
         return self.feed == "sensors" and self.record.players == 2
 
-    def is_demo_game(self, table: Any) -> bool:
+    def is_demo_game(self, table: TableSession) -> bool:
         """Whether ``table`` holds an unfinished game that is a prefix of the record."""
         from companion.games.rules import find_rules
 
@@ -199,6 +214,8 @@ class GoDemoInput(DemoInput):
         started = state.started
         if not isinstance(game, GoGame) or started is None or started.topology != self.board:
             return False  # no game, a chess game, or another board
+        if started.knobs.get("handicap_stones"):
+            return False  # the demo's games have no handicap: players tap this one's moves
         if find_rules(started.rules).name != self.record.rules:
             return False
         if game.players != self.record.players:
@@ -206,7 +223,7 @@ class GoDemoInput(DemoInput):
         played = [(m.player, m.spot) for m in game.moves]
         return played == list(self.record.moves[: len(played)]) and state.phase != "over"
 
-    def adopt(self, table: Any) -> bool:
+    def adopt(self, table: TableSession) -> bool:
         """A new Go game started on the page, no move played yet: play the demo game of its
         rules, board and players on it."""
         from companion.demo.playouts import demo_record
@@ -231,7 +248,7 @@ class GoDemoInput(DemoInput):
             self.record, self.board = before
             return False
 
-    def new_game(self, table: Any) -> None:
+    def new_game(self, table: TableSession) -> None:
         table.start_game(
             self.record.rules,
             self.board,
@@ -240,20 +257,25 @@ class GoDemoInput(DemoInput):
             time_control=self.time_control,
         )
 
-    def _items(self, table: Any) -> Iterator[Any]:
+    def _items(self, table: TableSession) -> Iterator[Any]:
         from companion.demo import record_intents, sensor_scans
 
-        game = table.state.game
+        def game() -> GoGame:
+            live = table.state.game
+            if not isinstance(live, GoGame):
+                raise CompanionError("the Go demo's game is no longer in play")
+            return live
+
         if self.sensors:
-            return sensor_scans(self.record, lambda: table.state.game, start=self._t)
-        return record_intents(self.record, game.copy())
+            return sensor_scans(self.record, game, start=self._t)
+        return record_intents(self.record, game().copy())
 
     def play_out(self, feed: Feed) -> Iterator[Sample]:
         """The rest of the record, then the cleanup (ends early when asked to stop or when the
         table no longer holds the demo game)."""
         from companion.demo import Scan, Wait
 
-        table = feed.table
+        table = _session(feed)
         game_id = table.state.game_id
         for item in self._items(table):
             if table.state.game_id != game_id:
@@ -275,10 +297,11 @@ class GoDemoInput(DemoInput):
                 if table.state.phase != "over":
                     self.note = "the game was changed by hand: the demo leaves it alone"
                 return
-        if table.state.phase == "cleanup":
-            live = table.state.game
+        state = table.state
+        live = state.game
+        if state.phase == "cleanup" and isinstance(state, TableState) and isinstance(live, GoGame):
             for spot in self.record.dead:
-                if spot not in table.state.dead and live.board[spot] >= 0:
+                if spot not in state.dead and live.board[spot] >= 0:
                     if not feed.wait(self.delay):
                         return
                     table.control("mark", spot=spot, mark="dead")
@@ -328,7 +351,7 @@ class ChessDemoInput(DemoInput):
     def frames(self) -> int:
         return self.film.frames
 
-    def is_demo_game(self, table: Any) -> bool:
+    def is_demo_game(self, table: TableSession) -> bool:
         from companion.games.beyond_chess import BeyondChess
         from companion.games.beyond_chess_notation import position_text
 
@@ -341,7 +364,7 @@ class ChessDemoInput(DemoInput):
             return False
         return list(game.move_stack) == self.record.turns[: len(game.move_stack)]
 
-    def new_game(self, table: Any) -> None:
+    def new_game(self, table: TableSession) -> None:
         start = self.record.start()
         tags = self.record.tags
         table.start_game(
@@ -379,23 +402,31 @@ class ChessDemoInput(DemoInput):
                 feed, position.look_after(turn), hand=True, seconds=0.25 * self.delay
             )
         yield from self.show(feed, position.look_after(turn), seconds=self.delay)
-        asked = getattr(feed.table.state, "question", None) is not None and turn.promotion
+        table = _session(feed)
+        asked = getattr(table.state, "question", None) is not None and turn.promotion
         if asked and not self._halt and feed.wait(self.delay):
-            feed.table.control("promote", piece=PIECE_LETTERS[turn.promotion].upper())
+            table.control("promote", piece=PIECE_LETTERS[turn.promotion].upper())
 
     def play_out(self, feed: Feed) -> Iterator[Sample]:
         """The rest of the record (ends early when stopped or when the game changed)."""
         from companion.games.beyond_chess import BeyondChess
 
-        table = feed.table
+        table = _session(feed)
         game = table.state.game
+        if not isinstance(game, BeyondChess):
+            return  # not a chess game (changed on the page meanwhile): nothing to play
         start = getattr(table.state, "start", None)
         self.film.calibrate(start if isinstance(start, BeyondChess) else self.record.start())
         yield from self.show(feed, game.look(), seconds=self.delay)
         for turn in self.record.turns[len(game.move_stack) :]:
-            if self._halt or not self.is_demo_game(table):
+            if self._halt:
+                return
+            if not self.is_demo_game(table):
+                yield from self._leave(feed)
                 return
             live = table.state.game
+            if not isinstance(live, BeyondChess):
+                return
             before = len(live.move_stack)
             position = live.copy()
             yield from self.play_turn(feed, position, turn)
@@ -405,7 +436,18 @@ class ChessDemoInput(DemoInput):
                     break
                 yield from self.show(feed, position.look_after(turn), seconds=self.delay)
             if len(live.move_stack) == before or table.state.game is not live:
+                yield from self._leave(feed)
                 return  # the table did not take it (or someone changed the game): leave it
+
+    def _leave(self, feed: Feed) -> Iterator[Sample]:
+        """A turn was entered by hand: the drawn board takes the game's position, as players
+        would set it, so the reader sees a board that matches (not a hand left over it, nor
+        the turn the demo was making): long enough for any stillness the table asks."""
+        from companion.games.beyond_chess import BeyondChess
+
+        game = feed.table.state.game
+        if not self._halt and feed.table.state.phase == "play" and isinstance(game, BeyondChess):
+            yield from self.show(feed, game.look(), seconds=self.delay + 2.0)
 
 
 class TableDemo(DemoInput):
@@ -447,13 +489,13 @@ class TableDemo(DemoInput):
         self.part = part
         self.spec, self.board = part.spec, part.board
 
-    def is_demo_game(self, table: Any) -> bool:
+    def is_demo_game(self, table: TableSession) -> bool:
         return self.part.is_demo_game(table)
 
-    def new_game(self, table: Any) -> None:
+    def new_game(self, table: TableSession) -> None:
         self.part.new_game(table)
 
-    def adopt(self, table: Any) -> bool:
+    def adopt(self, table: TableSession) -> bool:
         """The part for the kind of the table's game takes it on when it can."""
         started = table.state.started
         if started is None:

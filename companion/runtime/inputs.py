@@ -15,11 +15,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.games.topology import Topology
 from companion.observation import Observation
 from companion.table.intents import Intent
+
+if TYPE_CHECKING:
+    from companion.runtime.loop import GameTable
+    from companion.table.session import TableSession
 
 #: What a chess look reader gives: per grid cell, the look of what stands there.
 Look = Mapping[int, str]
@@ -49,7 +53,7 @@ class Feed(Protocol):
     the demo feeders to start games and answer questions) and a stoppable wait."""
 
     @property
-    def table(self) -> Any: ...
+    def table(self) -> TableSession | GameTable: ...
 
     def wait(self, seconds: float) -> bool:
         """Sleep ``seconds``; False when the loop is being stopped (the input should return)."""
@@ -135,6 +139,8 @@ class InputOptions:
     board: str | None = None
     profile: str | Path | None = None
     corners: Sequence[Sequence[float]] | None = None
+    # the stone reader of a camera ("classic" or "net"); None: the profile's, else the default
+    stone_reader: str | None = None
     still_time: float | None = None
     max_unknown: float | None = None
     infer_passes: bool | None = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.errors import CompanionError, IllegalMove
 from companion.games.go import GoGame
@@ -27,7 +27,11 @@ from companion.runtime.background import Worker
 from companion.runtime.inputs import Input, Sample
 from companion.table import handicap
 from companion.table.intents import Intent, SetupIntent
+from companion.table.state import check_board
 from companion.table.tracker import Tracker, apply_intent
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 NoteHook = Callable[[Sample, str], None]
 IntentHook = Callable[[Sample, Intent], None]
@@ -46,7 +50,7 @@ class ObservationLoop(Worker):
 
     def __init__(
         self,
-        table: Any,
+        table: TableSession | GameTable,
         source: Input,
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -66,7 +70,7 @@ class ObservationLoop(Worker):
         return f"<ObservationLoop {self.source!r} samples={self.samples}>"
 
     @property
-    def table(self) -> Any:
+    def table(self) -> TableSession | GameTable:
         return self._table
 
     @property
@@ -196,7 +200,12 @@ class GameTable:
         if self._game is None:
             topology = self._topology()
             if topology is not None:
-                self._game = handicap.new_game(self.rules, topology, self.handicap, self.placement)
+                try:
+                    game = handicap.new_game(self.rules, topology, self.handicap, self.placement)
+                    check_board(game)
+                    self._game = game
+                except ValueError as exc:  # the board the source reads, refused by the rules
+                    raise CompanionError(f"cannot start the game: {exc}") from None
         pending = 0 if self._game is None else handicap.pending(self._game, self._setting())
         return _State(self._game, handicap_pending=pending)
 

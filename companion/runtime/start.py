@@ -8,19 +8,23 @@ demo feeders choose their own games.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.runtime.inputs import Input
 
+if TYPE_CHECKING:
+    from companion.games.timecontrol import FlagPolicy
+    from companion.table.session import TableSession
+
 
 def ensure_game(
-    table: Any,
+    table: TableSession,
     source: Input,
     *,
     rules: str,
     board: str | None = None,
     time_control: str | None = None,
-    flag_policy: str | None = None,
+    flag_policy: FlagPolicy | None = None,
     new_game: bool = False,
     handicap: int | None = None,
     placement: str = "fixed",
@@ -29,8 +33,23 @@ def ensure_game(
     started (None when the game in play goes on, or the input manages its games).
 
     ``board`` is the board asked for (None: the input's when it knows it, else the game's in
-    play, else 19). Afterwards ``source`` reads the game's board (:meth:`Input.fit`)."""
+    play, else 19). Afterwards ``source`` reads the game's board (:meth:`Input.fit`).
+    ValueError, in plain words, for settings the game or the input cannot take (a handicap on
+    a board without star points, or for a demo that plays its own games)."""
     if source.manages_game:
+        if flag_policy is not None:
+            raise ValueError(
+                "the demo plays its own games with the rules' flag policy: give --on-flag "
+                "with a camera, the sensor grid or label files"
+            )
+        if handicap:
+            # The demo replays games of its own, none with a handicap: the option would be
+            # dropped without a word.
+            raise ValueError(
+                "the demo plays its own games, none with a handicap: give --handicap "
+                "with a camera, the sensor grid or label files, or start a handicap game with "
+                "New game on the page and play it by tapping"
+            )
         return None
     state = table.state
     fixed = source.board if source.fixed_board else None

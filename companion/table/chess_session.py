@@ -22,6 +22,11 @@ the reader has given exactly the same look for ``still_time`` seconds and it has
 - *a discrepancy*: journaled with the plain-words reason; the game is held (no turn is
   accepted, the clock runs on) until the board matches the position or a legal turn again.
 
+**Pause stops play**, as at the Go table: a turn the camera sees while the clocks are paused
+is held, not recorded, and the page says "the clocks are paused: resume to record it"; Resume
+reads it (the mover is charged nothing for the pause). A turn typed or tapped on the page and
+the clock button are refused while paused ("resume first").
+
 **The clock button** (:meth:`ChessPart.press_clock`, the page's "clock" control or a physical button)
 reads the latest look at once, without the stillness wait: a whole turn is accepted and the
 clock switches at the press; a promotion is asked. A press while a *half-made* turn (or no turn,
@@ -62,7 +67,7 @@ from companion.games.beyond_chess_tracking import (
 )
 from companion.games.timecontrol import FlagPolicy
 from companion.table.chess_state import ChessTableState, chess_variant, player_of, start_position
-from companion.table.part import GamePart, Handler
+from companion.table.part import HELD_ALERT, GamePart, Handler
 from companion.table.stillness import StillnessGate
 from companion.table.views import turn_view
 
@@ -93,6 +98,8 @@ class ChessPart(GamePart):
         self.reader = ""
         #: The half-made turn on the table (its piece-move part), if any.
         self.half: Turn | None = None
+        #: A look showing a turn, seen while the clocks were paused: read at Resume.
+        self.held: dict[int, str] | None = None
 
     @property
     def state(self) -> ChessTableState:
@@ -192,6 +199,7 @@ class ChessPart(GamePart):
 
     def reset(self) -> None:
         self._read_key = None
+        self.held = None
         self._set_reader("")
 
     def summary(self) -> str:
@@ -203,6 +211,8 @@ class ChessPart(GamePart):
         )
 
     def live_view(self, out: dict[str, Any], *, full: bool) -> None:
+        if self.held is not None and self.state.paused:
+            out["alerts"] = [HELD_ALERT, *out.get("alerts", [])]
         out["half"] = None if self.half is None else turn_view(self.half)
         out["reader"] = self.reader
         game = self.state.game
@@ -269,11 +279,36 @@ class ChessPart(GamePart):
                 return []
             if state.question is not None:
                 return []
+            if state.paused:
+                self._hold(stable)
+                return []
             key = (tuple(sorted(stable.items())), len(state.game.move_stack), state.question)
             if key == self._read_key:
                 return []
             self._read_key = key
             return self._judge(stable, at=self.gate.since)
+
+    def _hold(self, look: Look) -> None:
+        """A still look while the clocks are paused: held when it shows more than the position
+        (shown on the page until Resume), forgotten when the board is back as it was."""
+        game = self.state.play_phase()
+        held = None if read_turn(game, look).kind == UNCHANGED else dict(look)
+        if held != self.held:
+            self.held = held
+            self.table.publish_state()
+
+    def unpaused(self) -> list[ev.Event]:
+        """The clocks run again: the look held during the pause is read now."""
+        held, self.held = self.held, None
+        if held is None or self.state.phase != "play" or self.state.question is not None:
+            return []
+        game = self.state.play_phase()
+        self._read_key = (tuple(sorted(held.items())), len(game.move_stack), None)
+        return self._judge(held, at=None)
+
+    def _not_paused(self) -> None:
+        if self.state.paused:
+            raise IllegalMove("not allowed", "the clocks are paused: resume first")
 
     def _judge(self, look: Look, *, at: float | None, pressed: bool = False) -> list[ev.Event]:
         state = self.state
@@ -339,6 +374,7 @@ class ChessPart(GamePart):
             self.table.tick()
             state = self.state
             state.play_phase()
+            self._not_paused()
             if state.question is not None:
                 raise IllegalMove(
                     "question open", "answer the promotion question on the page first"
@@ -382,6 +418,7 @@ class ChessPart(GamePart):
         """A turn typed on the page (when the camera cannot read it); the clock switches."""
         with self.table.lock:
             game = self.state.play_phase()
+            self._not_paused()
             if self.state.question is not None:
                 raise IllegalMove("question open", "answer the promotion question first")
             try:

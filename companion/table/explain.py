@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from companion.games.go import EMPTY, GoGame
+from companion.games.go import BLACK, EMPTY, GoGame
+from companion.table import handicap
 from companion.table.intents import Discrepancy
 from companion.table.readings import Reading, fits, unread_empty, would_capture
 
@@ -118,6 +119,7 @@ def explain(
         spots = tuple(sorted(added))
         if len(added) > max_batch:
             text = f"{len(added)} stones appeared at once at {spots_text(game, spots)}"
+            text += _handicap_hint(game, added)
         else:
             text = (
                 f"the stones at {spots_text(game, spots)} cannot be moves the rules allow "
@@ -158,7 +160,7 @@ def explain(
                     tuple(right),
                     f"{len(right)} {game.player_name(mover).lower()} stones appeared at "
                     f"{spots_text(game, right)} but {game.player_name(mover)} plays one "
-                    "stone a turn",
+                    "stone a turn" + _handicap_hint(game, added),
                 )
             )
     for colour in sorted(set(removed.values())):
@@ -209,3 +211,23 @@ def plural(spots: Sequence[int] | dict[int, int]) -> str:
 def a_stone(game: GoGame, colour: int, group: Sequence[int]) -> str:
     word = game.player_name(colour).lower()
     return f"a {word} stone" if len(group) == 1 else f"{len(group)} {word} stones"
+
+
+def _handicap_hint(game: GoGame, added: dict[int, int]) -> str:
+    """What to do when the black stones of a fixed handicap (2-9 on their star points) appear
+    on an empty board before any move: a handicap game started as an even one (the table takes
+    a handicap only as a game setting, never by guessing), so the alert says how to start it;
+    "" otherwise."""
+    empty = not game.moves and not any(c >= 0 for c in game.board)
+    black = game.players == 2 and set(added.values()) == {BLACK}
+    if not (empty and black and 2 <= len(added) <= 9):
+        return ""
+    try:
+        if handicap.star_points(game, len(added)) != tuple(sorted(added)):
+            return ""
+    except ValueError:  # a board without star points
+        return ""
+    return (
+        f": for a {len(added)}-stone handicap, start the game with that handicap"
+        " (--handicap, or the setup page)"
+    )

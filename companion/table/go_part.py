@@ -23,7 +23,9 @@ marked or agreed, never scored until every player agrees. Readings of the cleanu
   asked again, the count gives the resigner nothing (their territory is nobody's) and "play
   on" keeps them out of the rotation; Undo is refused until the rest agree or play on.
 - *Play on* (club rules, point 11) keeps every pass and prisoner and gives the move to the
-  player after the last passer; it is not Undo.
+  player after the last passer; it is not Undo. *Back to play* after the game ended by passes
+  is the same step under every rule set (a game over by passes takes no move, so there is no
+  other play to go back to); after a cleanup pressed during play it only ends the cleanup.
 """
 
 from __future__ import annotations
@@ -37,13 +39,16 @@ from typing import TYPE_CHECKING, Any
 from companion import events as ev
 from companion.errors import IllegalMove, JournalError
 from companion.games.go import LETTERS, GoGame
-from companion.games.timecontrol import FlagPolicy
+from companion.games.gobeyond import GoBeyond
+from companion.games.rules import find_rules
+from companion.games.timecontrol import FlagPolicy, TurnLimit, parse_spec
 from companion.games.topology import map_file_text
 from companion.table import estimates
 from companion.table import intents as it
-from companion.table.part import GamePart, Handler
+from companion.table.part import HELD_ALERT, GamePart, Handler
 from companion.table.state import TableState, undo_move
 from companion.table.views import board_drawing
+from companion.words import result_words
 
 if TYPE_CHECKING:
     from companion.table.session import TableSession
@@ -107,6 +112,12 @@ class GoPart(GamePart):
     ) -> tuple[ev.GameStarted, FlagPolicy, int]:
         topology = topology or "19"
         map_text = map_file_text(topology)  # the game keeps the map, not the path to it
+        limit = parse_spec(time_control) if time_control else None
+        # GoBeyond: the turn duration is one of the economy's agreed parameters, so a game
+        # timed turn:30s (--time, the setup page's clock) records it there.
+        gobeyond = issubclass(find_rules(rules), GoBeyond)
+        if gobeyond and isinstance(limit, TurnLimit) and "turn_seconds" not in knobs:
+            knobs = {**knobs, "turn_seconds": limit.turn}
         probe = TableState.build_game(
             ev.GameStarted(
                 rules=rules, topology=topology, knobs=knobs, players=("a", "b"), map_text=map_text
@@ -292,6 +303,8 @@ class GoPart(GamePart):
             raise IllegalMove("not allowed", "the clocks are paused: resume first")
         if not 0 <= spot < len(game.board):
             raise IllegalMove("off board", "that point is not on the board")
+        if state.handicap_pending:  # a free handicap: the tapped stone is one of them
+            return [table.accept(ev.HandicapPlaced(spots=(spot,)))]
         clock = table.clock
         stored = table.accept(
             ev.MovePlayed(player=game.to_move, spot=spot),
@@ -328,6 +341,13 @@ class GoPart(GamePart):
         return [self.table.accept(ev.CleanupStarted(), clock_change=clock.pause if clock else None)]
 
     def cancel_cleanup(self) -> list[ev.Event]:
+        """*Back to play*. A cleanup pressed during play just ends; after the game ended by
+        passes there is no play to go back to but playing on (the engine refuses every move
+        of a game over), so it is :meth:`play_on`: the passes stay, the player after the
+        last passer moves."""
+        game = self.game()
+        if game.over and game.result is None and self.state.phase == "cleanup":
+            return self.play_on()
         table, clock = self.table, self.table.clock
         out = [table.accept(ev.CleanupCancelled())]
         if clock is not None and not self.game().over:
@@ -462,6 +482,9 @@ class GoPart(GamePart):
                 "unsure": list(s.unsure),
                 "unsure_groups": estimates.group_names(game, s.unsure),
                 "result": s.result,
+                "result_words": result_words(
+                    s.result, state.started.players if state.started else ()
+                ),
                 "playouts": s.playouts,
                 "fill": list(s.fill),
                 "boundary": [
@@ -498,10 +521,6 @@ def borders_text(game: GoGame, s: ev.CleanupSuggested, closing: Mapping[int, int
         ]
         parts.append("boundaries to close (counted as closed): " + "; ".join(closes))
     return "; ".join(parts)
-
-
-#: What the page says about a move seen while the clocks are paused.
-HELD_ALERT = "the clocks are paused: resume to record it"
 
 
 def _go(table: TableSession) -> GoPart:

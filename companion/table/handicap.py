@@ -8,8 +8,8 @@ black stones; GoBeyond's ``handicap`` knob is its handicap *points*) and ``place
   the centre; 6: the corners and the left and right sides; 7: and the centre; 8: the corners
   and all four sides; 9: every star point). The game starts with them on the board.
 - **Free placement** (any two-player grid): Black puts the stones anywhere before White's first
-  move; the game takes them as one setup step (:class:`~companion.events.HandicapPlaced`) and
-  refuses moves until then.
+  move; the game takes them as setup steps (:class:`~companion.events.HandicapPlaced`: all at
+  once as a camera sees them, or one per tap on the page) and refuses moves until all are down.
 - **White moves first** after the setup.
 - **Komi** is the rule set's (:meth:`GoGame.handicap_komi
   <companion.games.go.GoGame.handicap_komi>`): 0.5 under territory scoring (Japanese, club),
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.games.go import BLACK, GoGame
+from companion.games.go import BLACK, WHITE, GoGame
 from companion.games.rules import new_game as new_rules_game
 from companion.games.topology import Topology
 
@@ -123,15 +123,23 @@ def set_up(game: GoGame, handicap: Handicap) -> None:
 
 
 def place(game: GoGame, handicap: Handicap, spots: tuple[int, ...]) -> None:
-    """Put a free handicap's stones on the board; IllegalMove-free checks as ValueError: the
-    right number of spots, distinct, on the board, before any move."""
-    if game.moves or any(s >= 0 for s in game.board):
-        raise ValueError("the handicap stones go on an empty board before the first move")
-    if len(set(spots)) != handicap.stones or len(spots) != handicap.stones:
-        raise ValueError(f"a {handicap.stones}-stone handicap, not {len(set(spots))} stones")
+    """Put some or all of a free handicap's stones on the board (a camera sees them all at
+    once; a player tapping them on the page puts one at a time); White is to move once all
+    are down. Checks as ValueError: before any move, distinct empty points on the board, no
+    more than the handicap."""
+    if game.moves or any(c >= 0 and c != BLACK for c in game.board):
+        raise ValueError("the handicap stones go on the board before the first move")
+    left = pending(game, handicap)
+    if len(set(spots)) != len(spots) or not 1 <= len(spots) <= left:
+        raise ValueError(
+            f"a {handicap.stones}-stone handicap: {left} more black stone"
+            f"{'' if left == 1 else 's'}, not {len(spots)}"
+        )
     if not all(0 <= s < len(game.board) for s in spots):
         raise ValueError("a handicap stone off the board")
-    game.setup(dict.fromkeys(spots, BLACK), to_move=1)
+    if any(game.board[s] >= 0 for s in spots):
+        raise ValueError("a handicap stone on a point that is taken")
+    game.setup(dict.fromkeys(spots, BLACK), to_move=WHITE if len(spots) == left else BLACK)
 
 
 def new_game(
@@ -139,7 +147,8 @@ def new_game(
 ) -> GoGame:
     """A game of ``rules`` on ``topology`` with ``stones`` handicap stones (none for None),
     placed ``placement``: for the tracker alone (``companion track``), with no table around
-    it. A free handicap's stones are put down later (:func:`place`)."""
+    it. A free handicap's stones are put down later (:func:`place`). ValueError, in plain
+    words, for a handicap the game cannot take."""
     game = new_rules_game(rules, topology)
     if not stones:
         return game
@@ -152,6 +161,8 @@ def new_game(
 
 def pending(game: GoGame, handicap: Handicap | None) -> int:
     """Black stones a free handicap still waits for on ``game`` (0 once placed, or none)."""
-    if handicap is None or handicap.placement != "free":
+    if handicap is None or handicap.placement != "free" or game.moves:
         return 0
-    return 0 if game.moves or any(s >= 0 for s in game.board) else handicap.stones
+    if any(c >= 0 and c != BLACK for c in game.board):
+        return 0
+    return max(0, handicap.stones - sum(1 for c in game.board if c == BLACK))

@@ -12,12 +12,14 @@ add one entry to :data:`KINDS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from companion import events as ev
-from companion.games.rules import presets
-from companion.table import chess_session, go_part
+from companion.games.go import GoGame
+from companion.games.rules import find_rules, new_game, presets
+from companion.games.topology import from_spec
+from companion.table import chess_session, go_part, handicap
 from companion.table.chess_state import ChessTableState, chess_rules, is_chess
 from companion.table.part import GamePart, Handler
 from companion.table.records import (
@@ -26,13 +28,14 @@ from companion.table.records import (
     chess_record_file,
     go_record_file,
 )
-from companion.table.state import TableState
+from companion.table.state import TableState, check_board
 from companion.table.views import chess_view, go_view, snapshot_clock, topology_view
 
 if TYPE_CHECKING:
     from companion.table.session import TableSession
 
-#: A fold of one game's events, of whichever kind.
+#: A fold of one game's events, of whichever kind: the union of the kinds' state classes
+#: (a new kind adds its class here, beside its entry in KINDS).
 State = TableState | ChessTableState
 
 
@@ -47,7 +50,7 @@ class GameKind:
     #: The rules (name, description) a new game of this kind may name.
     rules: Callable[[], list[tuple[str, str]]]
     #: The fold: ``state(game_id=...)`` then ``.apply(event)`` for each event.
-    state: type[TableState] | type[ChessTableState]
+    state: type[State]
     #: The session part: ``part(table)``.
     part: Callable[[TableSession], GamePart]
     #: The page JSON of a fold: ``view(state, clock=faces, started_at=, updated_at=)``.
@@ -62,10 +65,60 @@ class GameKind:
     page: str
     #: The page controls it adds to the core's (action name -> handler).
     controls: Mapping[str, Handler]
+    #: The archive's downloads of a game's record (URL suffixes), its own record first.
+    downloads: tuple[str, ...]
+    #: Whether the archive's step-through page (``replay.html``) draws its games.
+    replay: bool
+    #: Whether cameras and the sensor grid can read its pieces (if not, only an input that
+    #: plays the game itself, the demo, can feed it).
+    read_live: bool
+    #: Whether ``companion run`` (headless: no page to answer a question on) can follow it.
+    headless: bool
+    #: Refuses a rules name it does not know (ValueError naming the known ones).
+    check_rules: Callable[[str], None]
+    #: Refuses a board (a topology spec; None: the rules' own) the rules do not play on
+    #: (ValueError or CompanionError), before any input or journal is opened.
+    check_board: Callable[[str, str | None], None]
+    #: Refuses a handicap of ``stones`` placed ``placement`` the rules or the board cannot
+    #: take: ``check_handicap(rules, board, stones, placement)``.
+    check_handicap: Callable[[str, str | None, int, str], None]
 
 
 def _go_rules() -> list[tuple[str, str]]:
     return [(c.name, c.description) for c in presets()]
+
+
+def _go_check_rules(rules: str) -> None:
+    find_rules(rules)
+
+
+def _go_game(rules: str, board: str | None) -> GoGame:
+    """A new game of ``rules`` on ``board``, refused as the table refuses it at start."""
+    game = new_game(rules, from_spec(board)) if board is not None else new_game(rules)
+    if board is not None:
+        check_board(game)
+    return game
+
+
+def _go_check_board(rules: str, board: str | None) -> None:
+    _go_game(rules, board)
+
+
+def _go_check_handicap(rules: str, board: str | None, stones: int, placement: str) -> None:
+    game = _go_game(rules, board)
+    setting, _ = handicap.take({"handicap_stones": stones, "placement": placement})
+    if setting is None:
+        return
+    # Without a board, only what the rules say (the star points wait for the board).
+    handicap.set_up(game, setting if board is not None else replace(setting, placement="free"))
+
+
+def _no_check(*args: object) -> None:
+    """Beyond Chess names its rules and board itself: nothing to refuse."""
+
+
+def _no_handicap(rules: str, board: str | None, stones: int, placement: str) -> None:
+    raise ValueError("a handicap is for Go games")
 
 
 CHESS = GameKind(
@@ -81,6 +134,13 @@ CHESS = GameKind(
     record_formats=(CHESS_FORMAT,),
     page="chess.html",
     controls=chess_session.CONTROLS,
+    downloads=(".txt",),
+    replay=False,
+    read_live=False,
+    headless=False,
+    check_rules=_no_check,
+    check_board=_no_check,
+    check_handicap=_no_handicap,
 )
 
 GO = GameKind(
@@ -96,6 +156,13 @@ GO = GameKind(
     record_formats=("sgf", "companion-game"),
     page="table.html",
     controls=go_part.CONTROLS,
+    downloads=(".sgf", ".json"),
+    replay=True,
+    read_live=True,
+    headless=True,
+    check_rules=_go_check_rules,
+    check_board=_go_check_board,
+    check_handicap=_go_check_handicap,
 )
 
 #: Every kind, tried in order: the first that handles a game's rules plays it (Go, last,

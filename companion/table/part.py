@@ -109,3 +109,8 @@ class GamePart:
     def summary(self) -> str:
         """One console line about the game a restart resumed."""
         raise NotImplementedError
+
+
+#: What the page says about a move or turn seen while the clocks are paused (held, recorded at
+#: Resume): pause stops play at every kind of table.
+HELD_ALERT = "the clocks are paused: resume to record it"

@@ -16,6 +16,7 @@ import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from companion import events as ev
 from companion.errors import CompanionError, RecordError
@@ -25,9 +26,12 @@ from companion.games.timecontrol import parse_spec
 from companion.records.chess_record import write_record
 from companion.records.json_record import write_json_record
 from companion.records.record import ClockReading, GameRecord, MoveInfo, record_from_game
-from companion.records.sgf import write_sgf
+from companion.records.sgf import RU_TEXT, write_sgf
 from companion.table.chess_state import ChessTableState, chess_record
 from companion.table.state import TableState
+
+if TYPE_CHECKING:
+    from companion.table.kinds import State
 
 #: File name suffix per record format.
 SUFFIXES = {"sgf": ".sgf", "companion-game": ".json", "companion-chess": ".txt"}
@@ -83,7 +87,7 @@ def _reading(event: ev.Event) -> tuple[ClockReading, ...]:
     return (ClockReading(player, round(control.countdown(st), 1), control.overtime_count(st)),)
 
 
-def _fold(state: TableState | ChessTableState, event: ev.Event) -> None:
+def _fold(state: State, event: ev.Event) -> None:
     try:
         state.apply(event)
     except (CompanionError, ValueError) as exc:
@@ -126,10 +130,6 @@ def _go_record(events: Sequence[ev.Event]) -> tuple[GameRecord, TableState]:
     )
     _sgf_extras(record, state, started)
     return record, state
-
-
-#: ``RU`` in its usual spelling, where there is one.
-RU_TEXT = {"chinese": "Chinese", "japanese": "Japanese"}
 
 
 def _sgf_extras(record: GameRecord, state: TableState, started: ev.GameStarted) -> None:

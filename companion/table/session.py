@@ -45,17 +45,16 @@ from companion.games.timecontrol import FlagPolicy, parse_spec
 from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.chess_session import ChessPart, Look
-from companion.table.chess_state import ChessTableState
 from companion.table.fold import replay
 from companion.table.go_part import GoPart
-from companion.table.kinds import KINDS, GameKind, kind_for, kind_named
+from companion.table.kinds import KINDS, GameKind, State, kind_for, kind_named
 from companion.table.part import GamePart, Handler
 from companion.table.state import TableState
 
 __all__ = ["CONTROLS", "Broadcaster", "FoldState", "Subscription", "Table", "TableSession"]
 
-#: A table's fold of its current game.
-FoldState = TableState | ChessTableState
+#: A table's fold of its current game: the fold of one of the kinds (kinds.State).
+FoldState = State
 P = TypeVar("P", bound=GamePart)
 
 

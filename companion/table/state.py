@@ -29,10 +29,12 @@ PHASES = ("play", "cleanup", "over")
 
 
 #: The boards a rule set is played on at the table, where its sheet names one (layers, rows,
-#: columns): FridgeGo's 40 pieces a side are for its 9x9 set; 2.5D Go is two 9x9 layers.
+#: columns): FridgeGo's 40 pieces a side are for its 9x9 set, and First Capture is the
+#: same sheet's game for that set (its pieces come out of the 40); 2.5D Go is two 9x9 layers.
 #: Checked here, when any game is built, so no command or page can start one elsewhere.
 BOARDS: dict[str, tuple[tuple[int, int, int], ...]] = {
     "fridge": ((1, 9, 9),),
+    "first-capture": ((1, 9, 9),),
     "stacked": ((2, 9, 9),),
 }
 

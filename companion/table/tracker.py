@@ -357,13 +357,15 @@ class Tracker:
         handicap = self._handicap if isinstance(self._handicap, int) else self._handicap()
         board = game.board
         black = tuple(s for s, o in enumerate(seen) if o == BLACK)
-        if handicap and not any(c != EMPTY for c in board):
-            if len(black) < handicap:
-                note = f"handicap: {len(black)} of {handicap} black stones placed"
+        placed = {s for s, c in enumerate(board) if c == BLACK}  # e.g. tapped on the page
+        if handicap and not any(c == WHITE for c in board) and placed <= set(black):
+            new = tuple(s for s in black if s not in placed)
+            if len(new) < handicap:
+                note = f"handicap: {len(black)} of {len(placed) + handicap} black stones placed"
                 return self._hold(Discrepancy("setup", black, note)) if black else []
-            if len(black) == handicap and None not in seen:
+            if len(new) == handicap and None not in seen:
                 self._held = None
-                return [SetupIntent(black)]
+                return [SetupIntent(new)]
             return None
         setup = {s for s, c in enumerate(board) if c == BLACK}
         if not setup or any(c == WHITE for c in board) or not set(black) < setup:

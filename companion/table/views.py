@@ -11,6 +11,7 @@ Go and the chess view wherever both have them (``phase``, ``players``, ``clock``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from companion.errors import CompanionError
@@ -22,7 +23,7 @@ from companion.games.go import LETTERS, GoGame, Move
 from companion.games.scoring import regions
 from companion.table.chess_state import ChessTableState, player_of
 from companion.table.state import TableState
-from companion.words import result_words
+from companion.words import Context, chess_turn_words, move_words, result_words
 
 
 class PlayerClock(TypedDict):
@@ -54,6 +55,17 @@ class MoveView(TypedDict):
     player: int
     spot: int | None
     name: str | None
+    #: The move as people say it ("Ann played D4, capturing C4", "Bob passed"), from
+    #: :mod:`companion.words`: the pages show it as it is.
+    words: str
+
+
+class ChessMoveView(TypedDict):
+    kind: str
+    player: int
+    name: str
+    #: The turn as people say it ("Ann played e2e4/d3d2"), from :mod:`companion.words`.
+    words: str
 
 
 class GoPlayer(TypedDict):
@@ -170,7 +182,7 @@ class ChessView(TypedDict, total=False):
     moves: list[str]
     move_rows: list[dict[str, Any]]
     last_turn: dict[str, Any] | None
-    last_move: dict[str, Any] | None
+    last_move: ChessMoveView | None
     question: dict[str, Any] | None
     phase: str
     over: bool
@@ -229,18 +241,28 @@ def _flagged(snapshot: dict[str, Any] | None, names: tuple[str, ...]) -> list[st
 
 
 # ---------------------------------------------------------------------- Go
-def move_view(game: GoGame, move: Move | None, *, unnamed: str | None = None) -> MoveView | None:
-    """A move as the pages and the hub show it (kind, player, spot, spot name), or None.
+def move_view(
+    game: GoGame,
+    move: Move | None,
+    *,
+    players: Sequence[str] = (),
+    captured: Sequence[int] = (),
+    unnamed: str | None = None,
+) -> MoveView | None:
+    """A move as the pages and the hub show it (kind, player, spot, spot name, words), or None.
 
+    ``players`` name the players in the words; ``captured`` are the spots the move took off;
     ``unnamed`` is the name given to moves without a spot (passes, skips, resignations).
     """
     if move is None:
         return None
+    context = Context(players=tuple(players), spot_name=game.spot_name)
     return {
         "kind": move.kind,
         "player": move.player,
         "spot": move.spot,
         "name": game.spot_name(move.spot) if move.spot is not None else unnamed,
+        "words": move_words(move.kind, move.player, move.spot, context, captured=captured),
     }
 
 
@@ -288,6 +310,12 @@ def go_notices(state: TableState) -> list[str]:
     out: list[str] = []
     if state.paused and state.phase == "play":
         out.append("the clocks are paused")
+    left = state.handicap_pending
+    if left and state.phase == "play":
+        out.append(
+            f"handicap: {names[0]} puts down {left} more black stone{'' if left == 1 else 's'}"
+            " anywhere (on the board, or tap them); then White moves first"
+        )
     if state.phase == "cleanup":
         waiting = [names[p] for p in game.active_players if p not in state.agreed]
         out.append(
@@ -391,7 +419,9 @@ def go_view(
             "board": list(game.board),
             "to_move": game.to_move,
             "move_number": len(game.moves),
-            "last_move": move_view(game, last),
+            "last_move": move_view(
+                game, last, players=started.players, captured=game.last_captured
+            ),
             "last_captured": list(game.last_captured),
             "phase": state.phase,
             "over": game.over or state.phase == "over",
@@ -469,6 +499,18 @@ def chess_alerts(state: ChessTableState) -> list[str]:
     return out
 
 
+def _chess_move(state: ChessTableState, text: str) -> ChessMoveView:
+    """The last turn as the pages and the hub show it (its text, who played it, its words)."""
+    player = 1 - player_of(state.game) if state.game is not None else 0
+    players = tuple(state.started.players) if state.started is not None else ()
+    return {
+        "kind": "turn",
+        "player": player,
+        "name": text,
+        "words": chess_turn_words(player, text, Context(players=players)),
+    }
+
+
 def chess_view(
     state: ChessTableState,
     *,
@@ -532,9 +574,7 @@ def chess_view(
             "moves": [turn_text(t) for t in stack],
             "move_rows": move_rows(state),
             "last_turn": None if last is None else turn_view(last),
-            "last_move": None
-            if last is None
-            else {"kind": "turn", "player": 1 - player_of(game), "name": turn_text(last)},
+            "last_move": None if last is None else _chess_move(state, turn_text(last)),
             "question": None
             if question is None
             else {"player": question.player, "turns": list(question.turns), "pieces": pieces},

@@ -20,11 +20,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from companion.closeable import Closeable
 from companion.errors import HardwareError
 from companion.games.clock import ClockEvent, ClockWarning
+
+if TYPE_CHECKING:
+    from companion.table.session import TableSession
 
 STALE_COUNT_S = 1.0  # a count is only worth saying within its second
 QUEUE_SIZE = 8
@@ -223,7 +226,7 @@ def _run_quietly(cmd: list[str]) -> object:
     )
 
 
-def attach_voice(table: Any, voice: Voice) -> Callable[[], None]:
+def attach_voice(table: TableSession, voice: Voice) -> Callable[[], None]:
     """Wire ``voice`` to a table session: countdown ticks from its warners, time-outs from its
     journaled events. Returns the once-a-second step that feeds it the clock faces (give it to
     the ticker's ``each_second``)."""
@@ -250,7 +253,9 @@ def check_voice(wanted: bool) -> None:
             raise click.ClickException(str(exc)) from None
 
 
-def start_voice(stack: ExitStack, table: Any, echo: Callable[[str], None]) -> Callable[[], None]:
+def start_voice(
+    stack: ExitStack, table: TableSession, echo: Callable[[str], None]
+) -> Callable[[], None]:
     """``--voice`` for a command: the voice attached to ``table`` and closed with ``stack``;
     returns the once-a-second step. A missing espeak-ng is a clear error before anything runs."""
     import click
@@ -263,7 +268,7 @@ def start_voice(stack: ExitStack, table: Any, echo: Callable[[str], None]) -> Ca
     return attach_voice(table, voice)
 
 
-def player_names(table: Any) -> Callable[[int], str]:
+def player_names(table: TableSession) -> Callable[[int], str]:
     """Player ``p``'s name in the table's current game (``player N`` without one)."""
 
     def name(p: int) -> str:

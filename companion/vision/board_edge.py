@@ -24,10 +24,13 @@ EDGE_SIDE = 360  # longer side of the copy the colours are grouped on, pixels
 CLUSTERS = 6
 MIN_AREA = 0.04  # a board covers at least this share of the frame
 MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
+BITTEN = 2  # outlines with a bite out of them (a hand) offered beside the whole ones
 
 
 def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
-    """Up to ``limit`` (solidity, quad) board-edge candidates in ``image``'s pixels, best first.
+    """Up to ``limit`` (solidity, quad) board-edge candidates in ``image``'s pixels, best first,
+    then up to :data:`BITTEN` outlines with a bite out of them (a hand or a sleeve across the
+    board), judged apart: their solidity is measured against their hull, not their piece.
 
     ``quad`` is TL, TR, BR, BL of the board's outer edge as seen in the image.
     """
@@ -47,6 +50,7 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
     labels = dist.argmin(axis=1).reshape(small.shape[:2])
     h, w = labels.shape
     found: list[tuple[float, Corners]] = []
+    bitten: list[tuple[float, Corners]] = []
     # one group, or two (uneven light splits a board into a bright and a dim part)
     groups: list[tuple[int, ...]] = [(k,) for k in range(CLUSTERS)]
     groups += [(k, j) for k in range(CLUSTERS) for j in range(k + 1, CLUSTERS)]
@@ -56,29 +60,34 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
             continue
         mask = np.isin(labels, group).astype(np.uint8)
         for frac in (0.02, 0.05) if len(group) == 1 else (0.04,):
-            quad = _quad_of(mask, max(3, round(frac * min(h, w)) | 1))
-            if quad is not None:
-                found.append((quad[0], quad[1] / scale))
-    found.sort(key=lambda c: -c[0])
+            whole, cut = _quad_of(mask, max(3, round(frac * min(h, w)) | 1))
+            found.extend((sol, quad / scale) for sol, quad in whole)
+            bitten.extend((sol, quad / scale) for sol, quad in cut)
     out: list[tuple[float, Corners]] = []
-    for sol, q in found:  # drop near-duplicates
-        if all(np.abs(q - o).max() > 0.02 * max(h0, w0) for _s, o in out):
-            out.append((sol, q))
-    return out[:limit]
+    for part, most in ((found, limit), (bitten, limit + BITTEN)):
+        part.sort(key=lambda c: -c[0])
+        for sol, q in part:  # drop near-duplicates
+            if len(out) < most and all(np.abs(q - o).max() > 0.02 * max(h0, w0) for _s, o in out):
+                out.append((sol, q))
+    return out
 
 
-def _quad_of(mask: NDArray[np.uint8], kernel: int) -> tuple[float, Corners] | None:
-    """The filled biggest piece of ``mask`` closed with ``kernel``, as (solidity, quad)."""
+def _quad_of(
+    mask: NDArray[np.uint8], kernel: int
+) -> tuple[list[tuple[float, Corners]], list[tuple[float, Corners]]]:
+    """The filled biggest piece of ``mask`` closed with ``kernel``, as (solidity, quad): its
+    outline (first list), and the quadrilateral of its four longest sides, in case a bite is
+    out of it (second list)."""
     h, w = mask.shape
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel, kernel))
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
     contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        return None
+        return [], []
     c = max(contours, key=cv2.contourArea)
     area = float(cv2.contourArea(c))
     if area < MIN_AREA * h * w:
-        return None
+        return [], []
     hull = cv2.convexHull(c)
     peri = cv2.arcLength(hull, True)
     approx = None
@@ -88,24 +97,64 @@ def _quad_of(mask: NDArray[np.uint8], kernel: int) -> tuple[float, Corners] | No
             approx = a.reshape(4, 2).astype(np.float64)
             break
         if len(a) < 4:
-            return None
-    if approx is None:
-        return None
-    quad = _fit_sides(c.reshape(-1, 2).astype(np.float64), approx)
-    if quad is None:
-        return None
-    qarea = float(cv2.contourArea(quad.astype(np.float32)))
-    if qarea <= 0:
-        return None
-    solidity = min(area / qarea, qarea / area)
-    if solidity < MIN_SOLIDITY:
-        return None
-    # a piece filling the whole frame is the table or the board seen too close: no outline
+            break
+    longest = _longest_sides(
+        cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float64)
+    )
+    out: tuple[list[tuple[float, Corners]], list[tuple[float, Corners]]] = ([], [])
+    for guess in (approx, longest):
+        if guess is None:
+            continue
+        quad = _fit_sides(c.reshape(-1, 2).astype(np.float64), guess)
+        if quad is None:
+            continue
+        qarea = float(cv2.contourArea(quad.astype(np.float32)))
+        if qarea <= 0:
+            continue
+        solidity = min(area / qarea, qarea / area)
+        if guess is longest:
+            # a hand or a sleeve over the board bites a piece off it: the board is what its
+            # hull fills, the bite is not held against it (but may not be most of it)
+            hull_area = float(cv2.contourArea(hull))
+            if area < 0.6 * hull_area:
+                continue
+            solidity = min(hull_area / qarea, qarea / hull_area)
+        if solidity >= MIN_SOLIDITY and not _touching(quad, w, h):
+            out[guess is longest].append((solidity, _order(quad)))
+    return out
+
+
+def _touching(quad: Corners, w: int, h: int) -> bool:
+    """A piece filling the whole frame is the table or the board seen too close: no outline."""
     touching = (quad[:, 0] < 2).sum() + (quad[:, 0] > w - 3).sum()
     touching += (quad[:, 1] < 2).sum() + (quad[:, 1] > h - 3).sum()
-    if touching > 2:
+    return bool(touching > 2)
+
+
+def _longest_sides(poly: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The quadrilateral of the four longest sides of a convex outline (in their order): a
+    corner cut off by a hand becomes a short side, dropped, and the long ones meet where
+    the board's corner is."""
+    p = poly.astype(np.float64)
+    if len(p) < 5:
         return None
-    return solidity, _order(quad)
+    lengths = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
+    keep = sorted(np.argsort(-lengths)[:4])
+    out = []
+    for i in range(4):
+        a, b = keep[i - 1], keep[i]
+        p1, d1 = p[a], p[(a + 1) % len(p)] - p[a]
+        p2, d2 = p[b], p[(b + 1) % len(p)] - p[b]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+        if abs(np.linalg.det(m)) < 1e-6 * float(np.hypot(*d1) * np.hypot(*d2)):
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    q = np.array(out, np.float64)
+    span = float(np.ptp(p, axis=0).max())
+    if not np.isfinite(q).all() or np.abs(q - p.mean(axis=0)).max() > 2 * span:
+        return None
+    return q
 
 
 def _fit_sides(points: NDArray[np.float64], approx: NDArray[np.float64]) -> Corners | None:

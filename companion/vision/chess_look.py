@@ -142,7 +142,7 @@ class ChessLookReader:
             raise VisionError("a frame must be a BGR image (height, width, 3)")
         g, p = self.grid, self.ppc
         top = cv2.warpPerspective(
-            image, self._warp, (g.cols * p, g.rows * p), flags=cv2.INTER_AREA, borderValue=0
+            image, self._warp, (g.cols * p, g.rows * p), flags=cv2.INTER_AREA, borderValue=(0,)
         )
         lab = _lab(np.asarray(top, np.uint8))
         return (
@@ -180,7 +180,7 @@ class ChessLookReader:
         _, labels, _ = cv2.kmeans(
             sq,
             2,
-            None,  # type: ignore[arg-type]
+            np.zeros((len(sq), 1), np.int32),  # the labels (out only: the centres are k-means++)
             (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1),
             3,
             cv2.KMEANS_PP_CENTERS,

@@ -149,7 +149,7 @@ def render_table(
         span = float(np.linalg.norm(quad[2] - quad[3])) * 0.7
         mask = _hand(frame, rng, anchor, span)
         cover = cv2.warpPerspective(
-            mask, np.linalg.inv(Ht), (tw, th), flags=cv2.INTER_NEAREST, borderValue=0
+            mask, np.linalg.inv(Ht), (tw, th), flags=cv2.INTER_NEAREST, borderValue=(0,)
         )
         for col, row, c in grid.cells():
             if cover[row * PPC : (row + 1) * PPC, col * PPC : (col + 1) * PPC].any():

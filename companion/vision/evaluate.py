@@ -20,6 +20,7 @@ from companion.errors import BoardNotFound
 from companion.observation import TOKENS
 from companion.vision.photoset import LabelledPhoto, load_image
 from companion.vision.pipeline import Reading, read_photo
+from companion.vision.read_stones import DEFAULT_READER
 
 CLASSES = (".", "B", "W")
 CONFIDENT_WRONG = 0.95  # a wrong reading at least this sure counts as "confident wrong"
@@ -143,18 +144,24 @@ def evaluate_photo(
     *,
     use_corners: bool,
     guess_size: bool = True,
+    reader: str = DEFAULT_READER,
     model: bytes | None = None,
 ) -> PhotoResult:
     """Read one labelled photo. ``use_corners`` reads with the truth corners where they exist.
 
-    ``model``: ONNX bytes of another stone classifier (leave-one-out), else the bundled one.
+    ``reader``: which stone reader; ``model``: ONNX bytes of another stone classifier
+    (leave-one-out; the ``net`` reader), else the bundled one.
     """
     image = load_image(photo.path)
     n = photo.size
     given = photo.corners if (use_corners and photo.corners is not None) else None
     try:
         reading = read_photo(
-            image, size=None if (guess_size and given is None) else n, corners=given, model=model
+            image,
+            size=None if (guess_size and given is None) else n,
+            corners=given,
+            reader=reader,
+            model=model,
         )
     except BoardNotFound:
         return PhotoResult(photo, ("?",) * (n * n), 0.0, False, None)
@@ -173,10 +180,11 @@ def evaluate(
     *,
     use_corners: bool,
     on_each: Callable[[PhotoResult], None] | None = None,
+    reader: str = DEFAULT_READER,
 ) -> Summary:
     summary = Summary()
     for photo in photos:
-        res = evaluate_photo(photo, use_corners=use_corners)
+        res = evaluate_photo(photo, use_corners=use_corners, reader=reader)
         summary.results.append(res)
         if on_each is not None:
             on_each(res)

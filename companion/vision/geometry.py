@@ -55,7 +55,8 @@ def project(H: NDArray[np.float64], pts: NDArray[np.float64]) -> NDArray[np.floa
     """(..., 2) board points -> (..., 2) image pixels through ``H``."""
     p = pts.reshape(-1, 2)
     q = np.concatenate([p, np.ones((len(p), 1))], axis=1) @ H.T
-    return (q[:, :2] / q[:, 2:3]).reshape(pts.shape)
+    out: NDArray[np.float64] = (q[:, :2] / q[:, 2:3]).reshape(pts.shape)
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class Offset:
     b: tuple[float, float] = (0.0, 0.0)
 
     def __call__(self, pts: NDArray[np.float64]) -> NDArray[np.float64]:
-        return self.a * pts + np.asarray(self.b)
+        out: NDArray[np.float64] = self.a * pts + np.asarray(self.b)
+        return out
 
     @classmethod
     def fit(
@@ -153,7 +155,7 @@ def tile_maps(
     uv = uv.reshape(rows, tiles_per_row, cell, cell, 2).transpose(0, 2, 1, 3, 4)
     uv = uv.reshape(rows * cell, tiles_per_row * cell, 2).astype(np.float32)
     m1, m2 = cv2.convertMaps(uv[..., 0].copy(), uv[..., 1].copy(), cv2.CV_16SC2)
-    return m1, m2
+    return np.asarray(m1, np.int16), np.asarray(m2, np.uint16)
 
 
 def warp_board(
@@ -165,10 +167,11 @@ def warp_board(
     """
     S = np.array([[ppu, 0, 0.5 * ppu - 0.5], [0, ppu, 0.5 * ppu - 0.5], [0, 0, 1.0]])
     M = S @ np.linalg.inv(H)
-    return cv2.warpPerspective(
+    top = cv2.warpPerspective(
         image,
         M,
         (width * ppu, height * ppu),
         flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
+    return np.asarray(top, np.uint8)

@@ -1,18 +1,21 @@
 """Per-spot stone reading: black, white, empty or unknown, each with a confidence.
 
-A :class:`StoneReader` is built once per camera view (the board regions and the frame size) and
-reads frames: it cuts each grid region's *board view* (the board rectified by its corners) with
-one precomputed remap, runs the learned classifier over it (:mod:`companion.vision.stone_net`),
-and keeps a reading only where the calibrated confidence clears the bar. Spots covered by a hand
-(the classifier's fourth class) read ``?``, and so do the spots around a patch of covered ones:
-the edge of a hand half-covers them. No board look is fitted: the network judges each point
-against its own surroundings.
+Two readers, chosen by name (:data:`READERS`; a calibration profile's ``reader`` or
+``--reader``):
 
-The hand-made measurements (brightness, tint, grid lines) that calibration profiles save live in
-:mod:`companion.vision.stone_cues`; the stone-offset model in :mod:`companion.vision.stone_offset`.
+- ``classic`` (OpenCV, no model): :mod:`companion.vision.stone_cues` measures every spot
+  relative to the board around it (brightness, tint, grid lines crossing the point, a stone's
+  round outline) against a light model or a profile's saved empty look;
+  :mod:`companion.vision.stone_bands` turns those cues into black, white, empty or ``?``;
+  :mod:`companion.vision.stone_offset` measures where stones show in an oblique view.
+- ``net``: the learned classifier (:mod:`companion.vision.stone_net`) runs over each grid's
+  *board view* (the board rectified by its corners, cut with one precomputed remap) and keeps a
+  reading only where its calibrated confidence clears the bar. Covered spots (a hand, its
+  fourth class) read ``?``, and so do the spots around a patch of covered ones.
 
-Contract: :class:`StoneReader` and :func:`read_board` raise :class:`VisionError` for an
-unusable image or corners; they never invent a reading for a spot they cannot see.
+This module holds the board's regions and the public reader, and re-exports the names callers
+use. Contract: :class:`StoneReader` and :func:`read_board` raise :class:`VisionError` for an
+unusable image, corners or reader name; they never invent a reading for a spot they cannot see.
 """
 
 from __future__ import annotations
@@ -33,20 +36,58 @@ from companion.vision.geometry import (
     as_corners,
     homography,
 )
+from companion.vision.stone_bands import classify
 from companion.vision.stone_cues import (
+    COVERED,
     DEFAULT_CELL,
     PATCH_SIDE,
+    RING_MIN,
+    VISIBLE,
     CueMeter,
     EmptyBoard,
     Features,
+    Image,
+    _local_upper,
+    _low,
     check_image,
 )
 from companion.vision.stone_net import CONFIDENT, Cutter, StoneNet, decide
-from companion.vision.stone_offset import estimate_offset
+from companion.vision.stone_offset import STONE_RADIUS, estimate_offset
 
-Image = NDArray[np.uint8]
-PATCH = 3  # adjacent covered spots that make a hand: the spots around them read ``?`` too
+__all__ = [
+    "COVERED",
+    "DEFAULT_CELL",
+    "DEFAULT_READER",
+    "PATCH_SIDE",
+    "READERS",
+    "RING_MIN",
+    "STONE_RADIUS",
+    "VISIBLE",
+    "EmptyBoard",
+    "Features",
+    "Image",
+    "Region",
+    "StoneReader",
+    "_local_upper",
+    "_low",
+    "check_reader",
+    "classify",
+    "estimate_offset",
+    "read_board",
+]
+
+#: The readers by name: the hand-made cues and bands, and the learned classifier.
+READERS = ("classic", "net")
+DEFAULT_READER = "classic"
+PATCH = 3  # net: adjacent covered spots that make a hand; the spots around them read ``?`` too
 SURE = 0.995  # ... unless the classifier is at least this sure of them
+
+
+def check_reader(name: object) -> str:
+    """``name`` if it is one of :data:`READERS`, else :class:`VisionError` saying which are."""
+    if not isinstance(name, str) or name not in READERS:
+        raise VisionError(f"unknown reader {name!r}: expected one of {', '.join(READERS)}")
+    return name
 
 
 @dataclass(frozen=True)
@@ -91,12 +132,13 @@ class Region:
         return replace(self, offset=offset)
 
 
-class StoneReader:
+class StoneReader(CueMeter):
     """Reads one camera's view of one board; build once, call :meth:`read` per frame.
 
-    All geometry (remap tables) is precomputed here, so :meth:`read` is one remap per region
-    and one pass of the network. ``reference`` (a profile's saved empty-board look) is kept for
-    :meth:`features` only: the classifier needs no board look.
+    The measuring (remap tables, disc masks, precomputed here) is :class:`CueMeter`'s; this adds
+    the spots around each spot (hand patches) and, for the ``net`` reader, the board views' remap
+    tables and the network. ``reference`` (a profile's saved empty-board look) is the classic
+    reader's; the network needs no board look.
     """
 
     def __init__(
@@ -106,61 +148,64 @@ class StoneReader:
         *,
         cell: int = DEFAULT_CELL,
         reference: EmptyBoard | None = None,
-        threshold: float = CONFIDENT,
+        reader: str = DEFAULT_READER,
         net: StoneNet | None = None,
+        threshold: float = CONFIDENT,
     ) -> None:
-        self.regions = tuple(regions)
-        self.image_size = image_size  # (width, height)
-        self.cell = cell
-        self.reference = reference
-        self.threshold = threshold
-        self.n = sum(len(r.spots) for r in self.regions)
-        self._order = np.concatenate([np.asarray(r.spots, dtype=np.int64) for r in self.regions])
-        if sorted(self._order.tolist()) != list(range(self.n)):
-            raise VisionError("regions must cover spots 0..n-1 exactly once")
+        self.kind = check_reader(reader)
+        super().__init__(regions, image_size, cell=cell, reference=reference)
         self.neighbours = _neighbours(self.regions, self.n)
-        self._cutters = [
-            Cutter.grid(r.H, r.shape[1], r.shape[0], image_size)
-            if r.shape is not None
-            else Cutter.patches(r.H, r.points, r.scale, image_size)
-            for r in self.regions
-        ]
-        self.net = net or StoneNet()
-        self._meter: CueMeter | None = None
+        self.threshold = threshold
+        self._cutters: list[Cutter] = []
+        self.net: StoneNet | None = None
+        if self.kind == "net":
+            self._cutters = [
+                Cutter.grid(r.H, r.shape[1], r.shape[0], image_size)
+                if r.shape is not None
+                else Cutter.patches(r.H, r.points, r.scale, image_size)
+                for r in self.regions
+            ]
+            self.net = net or StoneNet()
 
     def __repr__(self) -> str:
-        return f"<StoneReader {self.n} spots in {len(self.regions)} region(s)>"
+        return (
+            f"<StoneReader {self.kind}: {self.n} spots in {len(self.regions)} region(s), "
+            f"cell {self.cell}px>"
+        )
 
-    @property
-    def meter(self) -> CueMeter:
-        """The hand-made measurements of the same view (built on first use)."""
-        if self._meter is None:
-            self._meter = CueMeter(
-                self.regions, self.image_size, cell=self.cell, reference=self.reference
-            )
-        return self._meter
-
-    def features(self, image: Image) -> Features:
-        """Brightness, tint and grid-line measurements per spot (for calibration profiles)."""
-        return self.meter.features(image)
-
-    def patches(
-        self, flats: list[NDArray[np.uint8]] | None = None, image: Image | None = None
-    ) -> NDArray[np.uint8]:
-        """(n, 8, 8) board-plane patches at every point, in observation order."""
-        return self.meter.patches(flats, image)
+    def read(self, image: Image, *, source: str = "camera") -> Observation:
+        """Classify every spot; ``?`` where the evidence is unclear or the spot is covered."""
+        t0 = time.perf_counter()
+        extra: dict[str, object] = {}
+        if self.kind == "net":
+            probs = self.probabilities(image)
+            states, conf = _net_decision(probs, self.threshold, self.neighbours)
+            extra["probabilities"] = probs
+        else:
+            states, conf = classify(self.features(image), self.neighbours)
+        return Observation(
+            states=tuple(states),
+            confidence=tuple(np.clip(conf, 0.0, 1.0).tolist()),
+            timestamp=time.monotonic(),
+            source=source,
+            extra={"seconds": time.perf_counter() - t0, **extra},
+        )
 
     def views(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, what the network sees: the board view (grids) or stacked patches."""
+        if self.net is None:
+            raise VisionError("the classic reader has no board views")
         check_image(image)
         if image.shape[1] < self.image_size[0] or image.shape[0] < self.image_size[1]:
             raise VisionError("the frame is smaller than the one the reader was made for")
         return [cut(image) for cut in self._cutters]
 
     def probabilities(self, image: Image) -> NDArray[np.float32]:
-        """(n, 4) class probabilities per spot, in observation order."""
+        """(n, 4) class probabilities per spot from the network, in observation order."""
+        views = self.views(image)
+        assert self.net is not None  # views() refused the classic reader
         out = np.empty((self.n, 4), dtype=np.float32)
-        for view, region in zip(self.views(image), self.regions, strict=True):
+        for view, region in zip(views, self.regions, strict=True):
             if region.shape is not None:
                 p = self.net.grid(view, region.shape[1], region.shape[0])
             else:
@@ -168,21 +213,15 @@ class StoneReader:
             out[np.asarray(region.spots, dtype=np.int64)] = p
         return out
 
-    def read(self, image: Image, *, source: str = "camera") -> Observation:
-        """Classify every spot; ``?`` where the classifier is unsure or the spot is covered."""
-        t0 = time.perf_counter()
-        probs = self.probabilities(image)
-        states, conf = decide(probs, self.threshold)
-        out = np.array(states, dtype="<U1")
-        covered = probs.argmax(axis=1) == 3
-        _unknown_patches(out, conf, covered, self.neighbours)
-        return Observation(
-            states=tuple(out.tolist()),
-            confidence=tuple(np.clip(conf, 0.0, 1.0).tolist()),
-            timestamp=time.monotonic(),
-            source=source,
-            extra={"seconds": time.perf_counter() - t0, "probabilities": probs},
-        )
+
+def _net_decision(
+    probs: NDArray[np.float32], threshold: float, neighbours: Sequence[Sequence[int]]
+) -> tuple[list[str], NDArray[np.float64]]:
+    """The network's tokens: confident classes kept, covered patches widened to ``?``."""
+    states, conf = decide(probs, threshold)
+    out = np.array(states, dtype="<U1")
+    _unknown_patches(out, conf, probs.argmax(axis=1) == 3, neighbours)
+    return out.tolist(), conf
 
 
 def _neighbours(regions: Sequence[Region], n: int) -> list[list[int]]:
@@ -232,22 +271,19 @@ def read_board(
     size: int,
     *,
     source: str = "photo",
+    reader: str = DEFAULT_READER,
 ) -> Observation:
-    """Read a ``size`` x ``size`` board whose corner intersections are ``corners`` (TL,TR,BR,BL)."""
+    """Read a ``size`` x ``size`` board whose corner intersections are ``corners`` (TL,TR,BR,BL).
+
+    The classic reader first measures where stones show (the offset model); the network's
+    patch already covers wherever a stone's top can sit.
+    """
     check_image(image)
+    check_reader(reader)
     h, w = image.shape[:2]
     region = Region.grid(corners, size)
-    reader = StoneReader([region], (w, h))
-    return reader.read(image, source=source)
-
-
-__all__ = [
-    "PATCH_SIDE",
-    "EmptyBoard",
-    "Features",
-    "Image",
-    "Region",
-    "StoneReader",
-    "estimate_offset",
-    "read_board",
-]
+    if reader == "classic":
+        region = region.with_offset(estimate_offset(image, region))
+    obs = StoneReader([region], (w, h), reader=reader).read(image, source=source)
+    obs.extra["offset"] = region.offset.to_json()
+    return obs

@@ -181,7 +181,14 @@ def _hand(
     ax, ay = anchor
     palm_w, palm_h = span * 0.22, span * 0.26
     cv2.ellipse(
-        mask, (int(ax), int(ay)), (int(palm_w), int(palm_h)), rng.uniform(-20, 20), 0, 360, 255, -1
+        mask,
+        (int(ax), int(ay)),
+        (int(palm_w), int(palm_h)),
+        rng.uniform(-20, 20),
+        0,
+        360,
+        (255,),
+        -1,
     )
     for k in range(4):
         fx = ax - palm_w * 0.75 + k * palm_w * 0.5
@@ -189,11 +196,15 @@ def _hand(
             mask,
             (int(fx), int(ay - palm_h * 0.6)),
             (int(fx + rng.uniform(-10, 10)), int(ay - palm_h * 1.6)),
-            255,
+            (255,),
             max(6, int(span * 0.05)),
         )
     cv2.line(
-        mask, (int(ax), int(ay)), (int(ax + rng.uniform(-40, 40)), h + 50), 255, int(palm_w * 1.6)
+        mask,
+        (int(ax), int(ay)),
+        (int(ax + rng.uniform(-40, 40)), h + 50),
+        (255,),
+        int(palm_w * 1.6),
     )
     skin = np.array(rng.uniform([90, 130, 190], [140, 175, 235]), np.float32)
     shade = cv2.GaussianBlur(rng.normal(1.0, 0.05, (h, w)).astype(np.float32), (0, 0), 9)
@@ -296,7 +307,9 @@ def render_board(
             [[PPU, PPU], [size * PPU, PPU], [size * PPU, size * PPU], [PPU, size * PPU]], np.float64
         )
         corners_all.append(
-            cv2.perspectiveTransform(pts.reshape(1, 4, 2), H.astype(np.float64)).reshape(4, 2)
+            np.asarray(
+                cv2.perspectiveTransform(pts.reshape(1, 4, 2), H.astype(np.float64)), np.float64
+            ).reshape(4, 2)
         )
 
     hidden: set[int] = set()
@@ -307,7 +320,7 @@ def render_board(
             c0.mean(axis=0) + (c0[2] - c0[3]) * rng.uniform(-0.15, 0.15) + (c0[2] - c0[1]) * 0.15
         )
         mask = _hand(frame, rng, anchor, span)
-        mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))
+        mask = np.asarray(cv2.dilate(mask, np.ones((5, 5), np.uint8)), np.uint8)
         for layer, c in enumerate(corners_all):
             src = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
             Hs = cv2.getPerspectiveTransform(src, c.astype(np.float32))

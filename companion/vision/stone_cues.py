@@ -1,17 +1,23 @@
-"""Hand-made per-spot measurements: brightness, tint, grid lines, a stone's outline.
+"""Per-spot measurements for the classic reader: brightness, tint, grid lines, a stone's outline.
 
-The learned classifier (:mod:`companion.vision.stone_net`) decides what lies on each spot;
-these measurements remain for what is not a decision: a calibration profile's saved empty-board
-look of every spot (brightness, tint and an 8x8 patch of its grid lines), and tests of the board
-renderer. How they are measured:
+How it measures (classic OpenCV, no model):
 
 1. One ``cv2.remap`` cuts a small square *tile* around every spot, centred where a stone on
-   it *shows* (the region's offset model); a second remap cuts tiles centred on the points
-   themselves, for the grid lines.
-2. Per spot: the median brightness and median chromaticity of a central disc, how clearly
-   straight grid lines cross the point itself -- as darkness and as a *valley* (a thin line is
-   darker than both its sides; a stone's shading is not), compared with the points of its kind
-   nearby -- and how clearly brightness drops all round at a stone's rim (its outline).
+   it *shows*: in an oblique view a stone's top sits off its intersection, and the offset model
+   (:class:`~companion.vision.geometry.Offset`, measured from the clear stones by
+   :func:`~companion.vision.stone_offset.estimate_offset`) says where. A second remap cuts
+   tiles centred on the points themselves, for the grid lines.
+2. Per spot: the median brightness and median chromaticity of a central disc (medians ignore
+   grid lines, star points and a glare spot on a black stone), how clearly straight grid
+   lines cross the point itself (a stone, a hand or a sleeve hides them) -- as darkness and
+   as a *valley* (a thin line is darker than both its sides; a stone's shading is not),
+   compared with the points of its kind nearby -- and how clearly brightness drops all round
+   at a stone's rim (its outline).
+3. A *light model*: smooth quadratic surfaces of empty-board brightness and tint, fitted
+   robustly (stones and hands are outliers) -- or, with a calibration profile, the saved
+   empty-board look of every spot scaled to today's light. Dim, uneven or coloured light
+   changes board and stones alike, so spots are judged *relative to the board around them*
+   (the decision itself is :mod:`companion.vision.stone_bands`).
 """
 
 from __future__ import annotations
@@ -89,9 +95,9 @@ class Features:
 class CueMeter:
     """Measures every spot of one camera's view of one board; build once, measure per frame.
 
-    All geometry (remap tables, disc masks) is precomputed here. ``reference`` is an optional
-    saved empty-board appearance from a calibration profile (then today's board look is that,
-    scaled to today's light, instead of a fitted surface).
+    All geometry (remap tables, disc masks) is precomputed here, so :meth:`features` is a remap
+    and a few numpy reductions. ``reference`` is an optional saved empty-board appearance (gray,
+    tint per spot) from a calibration profile.
     """
 
     def __init__(
@@ -150,9 +156,6 @@ class CueMeter:
             self._disc_cache[key] = np.tile(d, (rows, tpr))[..., None]
         return self._disc_cache[key]
 
-    def __repr__(self) -> str:
-        return f"<CueMeter {self.n} spots in {len(self.regions)} region(s), cell {self.cell}px>"
-
     def tiles(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, an (n, cell, cell, channels) stack of tiles centred where stones show."""
         out = []
@@ -171,7 +174,7 @@ class CueMeter:
         return [
             np.asarray(
                 cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                dtype=np.uint8,
+                np.uint8,
             )
             for m1, m2, _ in self._maps
         ]
@@ -279,9 +282,9 @@ class CueMeter:
                         ((x1 - x0) // factor, (y1 - y0) // factor),
                         interpolation=cv2.INTER_AREA,
                     ),
-                    dtype=np.uint8,
+                    np.uint8,
                 )
-            out.append(np.asarray(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), dtype=np.uint8))
+            out.append(np.asarray(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), np.uint8))
         return out
 
     def _flats(
@@ -291,8 +294,7 @@ class CueMeter:
         boxes = self._shrunk(image) if shrunk is None else shrunk
         return [
             np.asarray(
-                cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                dtype=np.uint8,
+                cv2.remap(g, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), np.uint8
             )
             for g, (m1, m2, _) in zip(boxes, self._flat_maps, strict=True)
         ]
@@ -339,7 +341,8 @@ class CueMeter:
             inv_order = np.empty_like(self._order)
             inv_order[self._order] = np.arange(len(self._order))
             allp = allp[inv_order]
-        return np.asarray(allp, dtype=np.uint8)
+        patches: NDArray[np.uint8] = allp
+        return patches
 
 
 def _correlate(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.float64]:
@@ -369,14 +372,15 @@ def _ring_maps(
     uv = project(H, pts.reshape(-1, 2)).astype(np.float32)
     uv = uv.reshape(len(centres), RING_ANGLES * len(RING_RADII), 2)  # wide rows remap fastest
     m1, m2 = cv2.convertMaps(uv[..., 0].copy(), uv[..., 1].copy(), cv2.CV_16SC2)
-    return np.asarray(m1, dtype=np.int16), np.asarray(m2, dtype=np.uint16)
+    return np.asarray(m1, np.int16), np.asarray(m2, np.uint16)
 
 
 def _disc(cell: int) -> NDArray[np.bool_]:
     """Flat mask of the sample disc (radius :data:`DISC` units) in a ``cell`` x ``cell`` tile."""
     yy, xx = np.mgrid[0:cell, 0:cell]
     c = (cell - 1) / 2.0
-    return np.asarray((np.hypot(yy - c, xx - c) / cell <= DISC).ravel(), dtype=np.bool_)
+    disc: NDArray[np.bool_] = (np.hypot(yy - c, xx - c) / cell <= DISC).ravel()
+    return disc
 
 
 def _box(region: Region, image_size: tuple[int, int], factor: int) -> tuple[int, int, int, int]:
@@ -472,7 +476,8 @@ def _low(values: list[NDArray[np.float32]], q: int) -> NDArray[np.float32]:
     much faster than ``np.partition`` along a short last axis.
     """
     if q != 1 or len(values) < 2:
-        return np.asarray(np.partition(np.stack(values), q, axis=0)[q], dtype=np.float32)
+        low: NDArray[np.float32] = np.partition(np.stack(values), q, axis=0)[q]
+        return low
     pre: list[NDArray[np.float32] | None] = [None]
     for v in values[:-1]:
         last = pre[-1]
@@ -529,7 +534,8 @@ def _local_upper(values: NDArray[np.float64], shape: tuple[int, int] | None) -> 
 def _upper(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Upper quartile along axis 0 (a lower order statistic: cheaper than ``np.percentile``)."""
     k = (3 * (len(values) - 1)) // 4
-    return np.asarray(np.partition(values, k, axis=0)[k], dtype=np.float64)
+    upper: NDArray[np.float64] = np.partition(values, k, axis=0)[k]
+    return upper
 
 
 @functools.lru_cache(maxsize=16)
@@ -571,7 +577,6 @@ def _kin(
 
 
 def check_image(image: object) -> None:
-    """:class:`VisionError` unless ``image`` is an 8-bit BGR image of at least 8x8 pixels."""
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
         raise VisionError("expected a colour (BGR) image")
     if image.dtype != np.uint8 or image.shape[0] < 8 or image.shape[1] < 8:

@@ -1,7 +1,7 @@
 """Where stones show relative to their points in an oblique view, measured from the clear stones.
 
-The learned reader does not need it (its patch covers wherever a stone's top can sit), but
-calibration profiles store the offset model and the tracker's tools report it.
+Also the robust quadratic surfaces (the empty board's brightness and tint under today's light)
+that the offset measurement and the classic reader's light model share.
 """
 
 from __future__ import annotations
@@ -116,7 +116,3 @@ def _fit_surface(
         s = float(np.median(res[keep])) * 1.4826 + 1e-4
         keep = keep & (res < 3.0 * s)
     return np.array(fit)
-
-
-# Decision bands, relative to the board's own appearance at that spot. ``g`` is the spot's
-# brightness over the board's; ``t`` how far its colour (chromaticity) is from the board's, in

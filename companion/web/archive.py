@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template
+from flask import Blueprint, Response, abort, jsonify, render_template, url_for
 
 from companion import events as ev
 from companion.errors import CompanionError, JournalDamaged, JournalError, RecordError
@@ -90,6 +90,29 @@ def game_events(game_id: int) -> list[ev.Event]:
     return events
 
 
+#: Each download a kind may offer (its URL suffix in ``GameKind.downloads``): label, endpoint.
+_DOWNLOADS = {
+    ".sgf": ("SGF", "archive.archive_sgf"),
+    ".json": ("JSON", "archive.archive_json"),
+    ".txt": ("record (.txt)", "chess.archive_chess_record"),
+}
+
+
+def game_links(game_id: int, rules: str) -> list[tuple[str, str]]:
+    """An archive row's links, as the game's kind offers them (label, URL): its step-through
+    where the replay page draws it, its downloads, and the journal's own events."""
+    from companion.table.kinds import kind_for
+
+    kind = kind_for(rules)
+    links = [("step through", url_for("archive.archive_game_page", game_id=game_id))]
+    links = links if kind.replay else []
+    links += [
+        (_DOWNLOADS[s][0], url_for(_DOWNLOADS[s][1], game_id=game_id)) for s in kind.downloads
+    ]
+    links.append(("journal", url_for("archive.archive_events", game_id=game_id)))
+    return links
+
+
 @bp.get("/archive")
 def archive_page() -> str:
     return render_template(
@@ -98,6 +121,7 @@ def archive_page() -> str:
         games=web().table.journal.games(),
         saved=saved_summaries(),
         said=result_words,
+        links=game_links,
     )
 
 
@@ -135,12 +159,24 @@ def archive_game(game_id: int) -> Response:
                 "type": event.type,
                 "board": game.board,
                 "move_number": len(game.moves),
-                "last": move_view(game, last, unnamed=""),
+                "last": move_view(
+                    game,
+                    last,
+                    players=state.started.players if state.started else (),
+                    captured=game.last_captured,
+                    unnamed="",
+                ),
                 # copies: the game goes on being played after this frame
                 "captures": list(game.captures),
                 "prisoners": list(game.pass_prisoners),
                 "dead": sorted(state.dead),
                 "text": event.result if isinstance(event, ev.Scored) else "",
+                # the count in words ("Cy wins on the tie-break", never "R+0")
+                "words": (
+                    result_words(event.result, state.started.players, event.method)
+                    if isinstance(event, ev.Scored) and state.started
+                    else ""
+                ),
             }
         )
     game = state.game
@@ -151,20 +187,28 @@ def archive_game(game_id: int) -> Response:
             "rules": state.started.rules,
             "players": state.started.players,
             "result": state.ended.result if state.ended else None,
+            "result_words": (
+                result_words(state.ended.result, state.started.players, state.ended.method)
+                if state.ended
+                else None
+            ),
             "topology": board_drawing(game, state.started.topology),
             "frames": frames,
         }
     )
 
 
-def _record(game_id: int) -> Any:
-    from companion.table.chess_state import is_chess
+def _record(game_id: int, suffix: str) -> Any:
+    """The Go record of a game, for the download ending ``suffix``; 409 naming the right
+    download when the game's kind does not offer that one."""
+    from companion.table.kinds import kind_for, rules_of
     from companion.table.records import game_record
 
     events = game_events(game_id)
-    started = events[0]
-    if isinstance(started, ev.GameStarted) and is_chess(started.rules):
-        message = f"game {game_id} is a Beyond Chess game: its record is /archive/{game_id}.txt\n"
+    kind = kind_for(rules_of(events))
+    if suffix not in kind.downloads:
+        where = f"/archive/{game_id}{kind.downloads[0]}"
+        message = f"game {game_id} is a {kind.title} game: its record is {where}\n"
         abort(Response(message, 409, mimetype="text/plain"))
     try:
         return game_record(events)
@@ -186,7 +230,9 @@ def archive_json(game_id: int) -> Response:
     """The game as a JSON game record (any board, any number of players)."""
     from companion.records.json_record import write_json_record
 
-    return download(write_json_record(_record(game_id)), "application/json", f"game-{game_id}.json")
+    return download(
+        write_json_record(_record(game_id, ".json")), "application/json", f"game-{game_id}.json"
+    )
 
 
 @bp.get("/archive/<int:game_id>.sgf")
@@ -194,7 +240,7 @@ def archive_sgf(game_id: int) -> Response:
     from companion.records.sgf import write_sgf
 
     try:
-        body = write_sgf(_record(game_id))
+        body = write_sgf(_record(game_id, ".sgf"))
     except CompanionError as exc:
         return refuse(409, f"this game has no SGF form ({exc})")
     return download(body, "application/x-go-sgf", f"game-{game_id}.sgf")

@@ -9,22 +9,15 @@ reader status ("waiting for the shift") reaches the pages as id-less state frame
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, render_template
 
 from companion.errors import CompanionError
 from companion.games.beyond_chess_notation import SETUP_HELP
-from companion.table.chess_state import chess_rules, is_chess
+from companion.table.chess_state import chess_rules
 from companion.table.kinds import CHESS, kind_for, rules_of
 from companion.web.archive import game_events
 
 bp = Blueprint("chess", __name__)
-
-
-@bp.app_context_processor
-def _chess_globals() -> dict[str, Any]:
-    return {"is_chess": is_chess}
 
 
 @bp.get("/setup/chess")

@@ -13,9 +13,13 @@ import zlib
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
+from companion.demo import load_record
+from companion.demo.playouts import PRESET_BOARDS
+from companion.errors import CompanionError
 from companion.games.rules import presets
 from companion.games.topology import bundled_maps
 from companion.sources import SOURCE_FORMS
+from companion.table.chess_state import is_chess
 from companion.web.context import refuse, web
 from companion.web.reach import qr_svg, share_url
 
@@ -48,8 +52,46 @@ def qr_code() -> Response:
 
 @bp.get("/setup")
 def setup_page() -> str:
-    rules = [{"name": c.name, "description": c.description} for c in presets()]
-    return render_template("setup.html", page="setup", rules=rules, maps=sorted(bundled_maps()))
+    """The new-game form, filled in with the game on the table (its rules, board, players and
+    clock: the usual "same again"); choosing other rules puts in their usual board and players
+    (FridgeGo's 9x9, the stacked 2x9x9, GoBeyond's three players on hex-5) unless names were
+    typed in."""
+    rules = []
+    for c in presets():
+        board, players = PRESET_BOARDS.get(c.name, ("19", 2))
+        names = _DEFAULT_NAMES[:players]
+        rules.append({"name": c.name, "description": c.description, "board": board, "names": names})
+    started = getattr(web().table.state, "started", None)
+    current = {"rules": "chinese", "board": "19", "players": _DEFAULT_NAMES[:2], "time": ""}
+    if started is not None and not is_chess(started.rules):
+        demo_names = started.players == _demo_names()  # GNU Go's, not the next game's players
+        current = {
+            "rules": started.rules,
+            "board": started.topology,
+            "players": _DEFAULT_NAMES[: len(started.players)]
+            if demo_names
+            else list(started.players),
+            "time": started.time_control or "",
+        }
+    return render_template(
+        "setup.html",
+        page="setup",
+        rules=rules,
+        maps=sorted(bundled_maps()),
+        current=current,
+    )
+
+
+def _demo_names() -> tuple[str, ...]:
+    """The players of the bundled GNU Go demo game (the demo's 13x13 game)."""
+    try:
+        return load_record().names
+    except CompanionError:
+        return ()
+
+
+#: The names a new game's players get unless they are typed in (GoBeyond's third on: colours).
+_DEFAULT_NAMES = ["Black", "White", "Red", "Green", "Blue", "Yellow", "Cyan", "Magenta"]
 
 
 @bp.get("/camera")

@@ -15,24 +15,13 @@ from click.testing import CliRunner
 from companion.cli import main
 from companion.commands.score import UNREAD
 from companion.vision.render import render_board
-
-FINISHED = [
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . B .",
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . . .",
-    ". . B W . . . . .",
-]
+from tests.support.boards import FINISHED_9
 
 
 @pytest.fixture(scope="module")
 def photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("score") / "finished.jpg"
-    cv2.imwrite(str(path), render_board(FINISHED, seed=3, tilt=10).image)
+    cv2.imwrite(str(path), render_board(FINISHED_9, seed=3, tilt=10).image)
     return path
 
 
@@ -53,7 +42,7 @@ def test_json_and_territory_counting_with_prisoners(photo: Path) -> None:
     res = CliRunner().invoke(main, [*args, "--prisoners", "3,1"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["rows"] == FINISHED and data["dead"] == ["H6"]
+    assert data["rows"] == FINISHED_9 and data["dead"] == ["H6"]
     assert data["score"]["method"] == "territory" and data["komi"] == 0.5
     # Black 16 territory + 3; White 41 territory + H6 + 1 taken during play + 0.5
     assert data["score"]["points"] == {"B": 19, "W": 43.5}
@@ -64,7 +53,7 @@ def test_json_and_territory_counting_with_prisoners(photo: Path) -> None:
 
 def test_unread_points_give_no_score_unless_counted_as_empty(tmp_path: Path) -> None:
     path = tmp_path / "hand.jpg"
-    cv2.imwrite(str(path), render_board(FINISHED, seed=1, hand=True).image)
+    cv2.imwrite(str(path), render_board(FINISHED_9, seed=1, hand=True).image)
     res = CliRunner().invoke(main, ["score", str(path), "--size", "9"])
     assert res.exit_code == UNREAD
     assert "could not be read" in res.output and "no score" in res.output
@@ -99,7 +88,7 @@ def test_bad_photos_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_corners_given_instead_of_finding_the_board(tmp_path: Path) -> None:
-    rendered = render_board(FINISHED, seed=4)
+    rendered = render_board(FINISHED_9, seed=4)
     path = tmp_path / "board.png"
     cv2.imwrite(str(path), rendered.image)
     corners = ",".join(f"{v:.1f}" for v in rendered.corners[0].ravel())
@@ -108,6 +97,6 @@ def test_corners_given_instead_of_finding_the_board(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["reading"]["corners_from"] == "given" and data["rows"] == FINISHED
+    assert data["reading"]["corners_from"] == "given" and data["rows"] == FINISHED_9
     bad = CliRunner().invoke(main, ["score", str(path), "--corners", "1,2,3"])
     assert bad.exit_code == 2 and "eight numbers" in bad.output

@@ -171,3 +171,55 @@ def test_serve_refuses_rules_off_their_board_with_no_camera(
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
     assert not journal.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--rules", "gobeyond", "--handicap", "3"), "GoBeyond has handicap points"),
+        (("--board", "13x9", "--handicap", "3"), "needs a 9x9, 13x13 or 19x19 board"),
+        (("--rules", "stacked", "--handicap", "2"), "handicap stones need a grid board"),
+        (("--rules", "beyond-chess", "--handicap", "2"), "a handicap is for Go games"),
+    ],
+)
+def test_a_handicap_the_game_cannot_take_is_refused_before_the_journal(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    """Issue 13: options are never silently ignored, and bad ones never end in a traceback
+    (``run --rules gobeyond --handicap 3`` printed one)."""
+    from companion.commands.run import command as run
+
+    commands = [(serve, ["--port", "0"]), (run, ["--source", "demo"])]
+    if "beyond-chess" in args:
+        commands.pop()  # run refuses chess itself
+    for command, extra in commands:
+        journal = tmp_path / "j.sqlite"
+        result = CliRunner().invoke(command, [*args, *extra, "--journal", str(journal)])
+        assert result.exit_code == 2, result.output
+        assert message in result.output and "Traceback" not in result.output
+        assert not journal.exists()
+
+
+def test_run_with_the_demo_refuses_a_flag_policy_it_would_not_use(tmp_path: Path) -> None:
+    """``run --source sim --on-flag ignore`` played the demo with the rules' own policy."""
+    from companion.commands.run import command as run
+
+    result = CliRunner().invoke(
+        run, ["--source", "sim", "--on-flag", "ignore", "--journal", str(tmp_path / "j.sqlite")]
+    )
+    assert result.exit_code == 1, result.output
+    assert "the demo plays its own games with the rules' flag policy" in result.output
+
+
+def test_the_demo_refuses_a_handicap_it_would_not_play(tmp_path: Path) -> None:
+    """With no camera ``serve --handicap 3`` played the demo's even game and dropped the
+    handicap without a word; it says why it cannot, and how to play one."""
+    from companion.commands.run import command as run
+
+    for command, extra in ((serve, ["--port", "0"]), (run, ["--source", "sim"])):
+        result = CliRunner().invoke(
+            command, ["--handicap", "3", *extra, "--journal", str(tmp_path / "j.sqlite")]
+        )
+        assert result.exit_code == 1, result.output
+        assert "the demo plays its own games, none with a handicap" in result.output
+        assert "New game on the page" in result.output and "Traceback" not in result.output

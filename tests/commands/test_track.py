@@ -20,6 +20,14 @@ def write_labels(folder: Path, boards: list[str]) -> None:
         (folder / f"{i}.txt").write_text(text.strip().replace("  ", "") + "\n")
 
 
+def view(*stones: tuple[str, str]) -> str:
+    """A 9x9 label with these stones on it: ``view(("D4", "B"), ("E5", "W"))``."""
+    rows = [["."] * 9 for _ in range(9)]
+    for name, colour in stones:
+        rows[9 - int(name[1:])]["ABCDEFGHJ".index(name[0])] = colour
+    return "\n".join(" ".join(r) for r in rows)
+
+
 def moves(output: str) -> list[tuple[str, tuple[int, int] | None]]:
     game = sgf.Sgf_game.from_string(output)
     return [node.get_move() for node in game.get_main_sequence()[1:]]
@@ -163,15 +171,6 @@ def test_track_a_handicap_game_from_labels(tmp_path: Path) -> None:
     """``track --handicap 2`` on a 9x9: Black puts the stones on G7 and C3 one at a time (the
     first view is no move), then White plays E5 first and Black D4; every move is recorded,
     the handicap stones are the record's setup."""
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            col = "ABCDEFGHJ".index(name[0])
-            rows[9 - int(name[1:])][col] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     g7, c3, e5, d4 = ("G7", "B"), ("C3", "B"), ("E5", "W"), ("D4", "B")
     write_labels(tmp_path, [view(), view(g7), view(g7, c3), view(g7, c3, e5), view(g7, c3, e5, d4)])
     result = CliRunner().invoke(
@@ -182,6 +181,9 @@ def test_track_a_handicap_game_from_labels(tmp_path: Path) -> None:
     assert sorted(game.get_root().get("AB")) == [(2, 2), (6, 6)]
     assert moves(result.stdout) == [("w", (4, 4)), ("b", (3, 3))]
     assert "handicap: place the black stone at C3" in result.stderr
+    # What a club's viewer expects, as the table's records have it (track's lacked it).
+    root = game.get_root()
+    assert root.get("HA") == 2 and root.get("RU") == "Chinese" and root.get("DT")
 
 
 def test_track_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
@@ -200,15 +202,6 @@ def test_track_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
         1  B . . . . . . . .
            A B C D E F G H J
     """
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            col = "ABCDEFGHJ".index(name[0])
-            rows[9 - int(name[1:])][col] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     a1, c7, g3, e5, d4 = ("A1", "B"), ("C7", "B"), ("G3", "B"), ("E5", "W"), ("D4", "B")
     write_labels(
         tmp_path,
@@ -241,14 +234,6 @@ def test_run_plays_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
     """``run --handicap 2 --placement free`` (the whole table: journal, clock, session): the
     two black stones put down on D4 and F6 before the first move are the setup, White moves
     first at E5; the record printed at the end has HA, AB and White's move."""
-    empty = [["."] * 9 for _ in range(9)]
-
-    def view(*stones: tuple[str, str]) -> str:
-        rows = [row[:] for row in empty]
-        for name, colour in stones:
-            rows[9 - int(name[1:])]["ABCDEFGHJ".index(name[0])] = colour
-        return "\n".join(" ".join(r) for r in rows)
-
     d4, f6, e5 = ("D4", "B"), ("F6", "B"), ("E5", "W")
     (tmp_path / "labels").mkdir()
     write_labels(tmp_path / "labels", [view(), view(d4), view(d4, f6), view(d4, f6, e5)])
@@ -266,3 +251,40 @@ def test_run_plays_a_free_handicap_game_from_labels(tmp_path: Path) -> None:
     assert root.get("HA") == 2 and root.get("KM") == 0.5
     assert sorted(root.get("AB")) == [(3, 3), (5, 5)]
     assert moves(result.stdout) == [("w", (4, 4))]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--rules", "fridge"), "FridgeGo is played on 9x9, not 13x13"),
+        (("--rules", "first-capture"), "First Capture is played on 9x9, not 13x13"),
+        (("--rules", "stacked"), "2.5D Go is played on 2x9x9, not 13x13"),
+        (("--rules", "gobeyond", "--handicap", "3"), "GoBeyond has handicap points"),
+    ],
+)
+def test_track_refuses_rules_off_the_board_the_source_reads(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    """Issue 13: options are never silently ignored. Label files of a 13x13 board (no
+    ``--size``): FridgeGo and 2.5D Go were played on it, a GoBeyond handicap ended in a
+    traceback; each is refused in plain words."""
+    write_labels(tmp_path, ["\n".join([" ".join(["."] * 13)] * 13)])
+    result = CliRunner().invoke(main, ["track", f"labels:{tmp_path}", *args])
+    assert result.exit_code in (1, 2), result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_track_says_how_to_start_a_handicap_game_it_was_not_told_of(tmp_path: Path) -> None:
+    """Issue 13: five black stones on the star points before White's first move, tracked as
+    an even game, were only "5 stones appeared at once"; the message says what to do."""
+    empty = [["."] * 9 for _ in range(9)]
+    for r, c in ((2, 2), (2, 6), (4, 4), (6, 2), (6, 6)):
+        empty[r][c] = "B"
+    write_labels(tmp_path, ["\n".join(" ".join(r) for r in empty)])
+    result = CliRunner().invoke(main, ["track", f"labels:{tmp_path}", "--size", "9"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "5 stones appeared at once at C7, G7, E5, C3 and G3: for a 5-stone handicap, start "
+        "the game with that handicap (--handicap, or the setup page)"
+    ) in result.stderr

@@ -31,6 +31,40 @@ def test_read_prints_the_position(board_photo: tuple[Path, list[str], np.ndarray
     assert res.output.splitlines() == rows
 
 
+@pytest.mark.parametrize("name", ["classic", "net"])
+def test_read_with_either_stone_reader(
+    board_photo: tuple[Path, list[str], np.ndarray], name: str
+) -> None:
+    path, rows, corners = board_photo
+    flat = ",".join(f"{v:.1f}" for v in corners.ravel())
+    res = CliRunner().invoke(
+        main, ["read", str(path), "--size", "13", "--corners", flat, "--reader", name]
+    )
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == rows
+
+
+def test_an_unknown_reader_is_a_usage_error(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, _, _ = board_photo
+    for argv in (
+        ["read", str(path), "--reader", "cnn"],
+        ["eval-photos", str(tmp_path), "--reader", "cnn"],
+        ["bench", "read", "--reader", "cnn"],
+        ["track", f"dir:{tmp_path}", "--reader", "cnn"],
+    ):
+        res = CliRunner().invoke(main, argv)
+        assert res.exit_code == 2, (argv, res.output)
+        assert "unknown reader 'cnn'" in res.output and "Traceback" not in res.output
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"x")
+    res = CliRunner().invoke(
+        main, ["eval-photos", str(tmp_path), "--model", str(model), "--reader", "classic"]
+    )
+    assert res.exit_code == 2 and "net reader" in res.output
+
+
 def test_read_json_with_corners(board_photo: tuple[Path, list[str], np.ndarray]) -> None:
     path, rows, corners = board_photo
     flat = ",".join(f"{v:.1f}" for v in corners.ravel())

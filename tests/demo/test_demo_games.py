@@ -4,8 +4,6 @@ makes, and ``serve --demo --rules R`` plays each one through the loop into the j
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from companion.demo.playouts import (
     load_playout,
     playout,
     preset_board,
+    record_from_json,
 )
 from companion.errors import InputError, RecordError
 from companion.journal import Journal
@@ -25,17 +24,9 @@ from companion.runtime import ObservationLoop
 from companion.runtime.demo import GoDemoInput, TableDemo, demo_input
 from companion.runtime.inputs import InputOptions
 from companion.table.session import TableSession
+from tests.support.clock import until
 
 PRESETS = ["club", "chinese", "japanese", "fridge", "first-capture", "stacked", "gobeyond"]
-
-
-def until(test: Callable[[], bool], seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 @pytest.mark.parametrize("rules", sorted(PRESET_BOARDS))
@@ -155,3 +146,29 @@ def test_another_board_gets_a_legal_playout_made_for_it(
     assert (record.rules, record.board, record.players) == (rules, board, players)
     game = record.replay()
     assert game.over and len(record.moves) >= 10
+
+
+@pytest.mark.parametrize(("board", "first_lines"), [("19", {3, 4}), ("9", {3, 4, 5})])
+def test_a_playout_opens_on_the_third_and_fourth_lines_and_never_self_ataris(
+    board: str, first_lines: set[int]
+) -> None:
+    """Real-looking demos: each player's first two stones where people open (the third and
+    fourth lines; the centre too on 9x9), no stone on the first line in the first ten moves,
+    and no move that leaves its own chain in atari without capturing."""
+    size = int(board)
+    for seed in range(1, 6):
+        record = record_from_json(playout("chinese", board, seed=seed))
+        game = record.start()
+        for number, (_player, spot) in enumerate(record.moves):
+            if spot is None:
+                game.pass_()
+                continue
+            row, col = divmod(spot, size)
+            line = 1 + min(row, col, size - 1 - row, size - 1 - col)
+            if number < 4:
+                assert line in first_lines, (seed, number, game.spot_name(spot))
+            if number < 10:
+                assert line > 1, (seed, number, game.spot_name(spot))
+            captured = game.play(spot)
+            assert captured or len(game.liberties(spot)) > 1, (seed, game.spot_name(spot))
+        assert len(game.board) == size * size

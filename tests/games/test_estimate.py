@@ -383,6 +383,35 @@ def test_estimate_command_json_shape(tmp_path: Path) -> None:
     assert text.exit_code == 0 and "estimated result:" in text.output
 
 
+def test_estimate_command_names_the_open_border_points_in_words(tmp_path: Path) -> None:
+    """Issue 13: ``companion estimate`` names an open point on a border as dame to fill or a
+    boundary to close. The text output marked it ``-`` on the board and said nothing more;
+    now it says which points and how the count takes them (the wall with a gap at J4)."""
+    game, names = game_from(WALL_WITH_A_GAP, "chinese")
+    from companion.records.files import save_record
+    from companion.records.record import record_from_game
+
+    path = tmp_path / "wall.sgf"
+    save_record(record_from_game(game), path)
+    result = CliRunner().invoke(main, ["estimate", str(path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(CliRunner().invoke(main, ["estimate", str(path), "--json"]).output)
+
+    def named(points: list[list[int]]) -> set[str]:
+        return {game.spot_name(game.topology.spot(r, c)) for r, c in points}
+
+    said: dict[str, set[str]] = {}
+    for line in result.output.splitlines():
+        if line.startswith(("dame to fill", "boundary for")):
+            what, _, spots = line.partition(": ")
+            said[what] = set(spots.split(", "))
+    expected = {"dame to fill before counting (-)": named(data["fill"])}
+    for letter, name in (("B", "Black"), ("W", "White")):
+        expected[f"boundary for {name} to close (counted closed)"] = named(data["boundary"][letter])
+    assert said == {k: v for k, v in expected.items() if v}
+    assert game.spot_name(names["g"]) in set().union(*said.values())  # the gap is named
+
+
 def test_estimate_command_uses_spot_ids_off_grids(tmp_path: Path) -> None:
     topo = stacked(2, 5)
     game = new_game("stacked", topo)

@@ -4,22 +4,6 @@ memory. ``test_hub_receiver.py`` sends mutated payloads through a real broker to
 
 from __future__ import annotations
 
-from typing import Any
+from tests.support.fuzz_support import fuzz_test
 
-import pytest
-
-from tests.support.fuzz_support import check, fuzz
-
-FORMATS = ("mqtt", "mqtt-hub")
-
-
-@pytest.fixture(scope="module")
-def reports() -> dict[str, dict[str, Any]]:
-    return fuzz(*FORMATS)
-
-
-@pytest.mark.parametrize("name", FORMATS)
-def test_mutated_inputs_raise_only_our_errors(
-    reports: dict[str, dict[str, Any]], name: str
-) -> None:
-    check(reports[name])
+test_mutated_inputs_raise_only_our_errors = fuzz_test("mqtt", "mqtt-hub")

@@ -378,11 +378,13 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
             page.goto(url + "/")
             card = page.locator("#card-board-2")
             expect(card.locator("svg.chess-board text.piece")).to_have_count(32, timeout=8000)
-            expect(card.locator(".res")).to_contain_text("turn 2 · e7e5/a6[-1,5]")
+            expect(card.locator(".res")).to_contain_text("turn 2 · Bo played e7e5/a6[-1,5]")
             expect(page.locator("#card-board-1 circle.stone")).to_have_count(8)
             t.clock.t += 5.0
             t.table.control("turn", text=MATE[2])  # a turn at the table reaches the wall
-            expect(card.locator(".res")).to_contain_text("turn 3 · g2g4/h3i3", timeout=5000)
+            expect(card.locator(".res")).to_contain_text(
+                "turn 3 · Ann played g2g4/h3i3", timeout=5000
+            )
             expect(card.locator(".faces")).to_contain_text("Ann")
             page.screenshot(path=str(shots / "hub-wall-chess.png"))
 

@@ -48,7 +48,8 @@ def test_rectangular_board_columns_then_rows_from_the_top() -> None:
 def test_root_properties_are_interpreted_or_kept() -> None:
     record = read_sgf(RECT)
     assert (record.rules, record.ko, record.komi) == ("japanese", None, 6.5)
-    assert record.rules_text == "Japanese"
+    assert record.rules_text is None  # the usual spelling of the preset: written back so
+    assert b"RU[Japanese]" in write_sgf(record)
     assert record.names == ("Ann", "Bob")
     assert record.result == "W+R"
     assert (record.main_time, record.overtime) == (600.0, "5x30 byo-yomi")
@@ -224,6 +225,45 @@ def test_knob_overrides_survive_in_private_properties() -> None:
     text = write_sgf(record).decode()
     assert "XKO[positional]" in text and "XSUICIDE[1]" in text
     assert read_sgf(text) == record
+
+
+def test_a_two_player_gobeyond_game_keeps_its_economy_in_sgf() -> None:
+    """Issue 13: the agreed economy was lost, so a replay scored a 44-44 game as if the
+    players had started with 200 points. On a 9x9 grid with two players the table writes
+    SGF; the economy travels in ``XECONOMY`` and sgfmill still opens the file.
+
+        5 . . . . X . . . .     Black E5, White D4, three passes, agreed:
+        4 . . . O . . . . .     44 - 3 = 41 points each (stone cost 3, no dividend).
+          A B C D E F G H J
+    """
+    import sgfmill.sgf
+
+    game = new_game("gobeyond", grid(9), starting=44, stone_cost=3, dividend=0, turn_seconds=30)
+    game.play(game.parse_spot("E5"))
+    game.play(game.parse_spot("D4"))
+    for _ in range(3):
+        game.pass_()
+    game.agree(0)
+    game.agree(1)
+    assert game.result is not None and game.points == [41, 41]
+    data = write_sgf(record_from_game(game))
+    assert b"XECONOMY[starting=44]" in data and b"[turn_seconds=30]" in data
+    assert sgfmill.sgf.Sgf_game.from_bytes(data).get_size() == 9
+    record = read_sgf(data)
+    assert record.economy["starting"] == 44 and record.economy["stone_cost"] == 3
+    replayed, problems = record.to_game()
+    assert problems == []
+    assert replayed.economy == game.economy  # type: ignore[attr-defined]
+    assert replayed.score() == game.score()
+    untimed = data.replace(b"turn_seconds=30", b"turn_seconds=none")
+    assert read_sgf(untimed).economy["turn_seconds"] is None
+    for junk, said in [
+        (b"[bonus=1]", "not one of"),
+        (b"[stone_cost=lots]", "XECONOMY stone_cost"),
+        (b"[allow_debt=yes]", "allow_debt is 1 or 0"),
+    ]:
+        with pytest.raises(RecordError, match=said):
+            read_sgf(data.replace(b"[starting=44]", junk))
 
 
 def test_writer_refuses_boards_and_player_counts_sgf_cannot_hold() -> None:

@@ -21,6 +21,7 @@ from companion.runtime import ObservationLoop
 from companion.runtime.frames import FrameInput
 from companion.sources import open_source
 from companion.table.session import TableSession
+from tests.support.clock import HandClock
 from tests.support.paths import shared_data
 
 
@@ -37,11 +38,7 @@ def test_a_real_game_is_read_into_the_journal(sequence: Path, tmp_path: Path) ->
     corners = json.loads((sequence.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "19")
-    t = [0.0]
-
-    def clock() -> float:
-        t[0] += 0.1
-        return t[0]
+    clock = HandClock(0.0, step=0.1)
 
     def frames() -> Iterator[Any]:
         with open_source(f"dir:{sequence}") as source:
@@ -68,11 +65,7 @@ def test_three_stones_at_once_are_held_as_a_discrepancy(sequence: Path, tmp_path
     corners = json.loads((sequence.parent / "corners.json").read_text())["testing_sequence/0.jpg"]
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("chinese", "19")
-    t = [0.0]
-
-    def clock() -> float:
-        t[0] += 0.1
-        return t[0]
+    clock = HandClock(0.0, step=0.1)
 
     with open_source(f"dir:{sequence}") as source:
         frames = [f for f in source]

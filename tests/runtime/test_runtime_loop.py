@@ -17,6 +17,7 @@ from companion.observation import Observation
 from companion.runtime import Feed, GameTable, Input, ObservationLoop, Sample, Ticker
 from companion.table import intents as it
 from companion.table.session import TableSession
+from tests.support.clock import HandClock, until
 
 EMPTY = """
 . . . . .
@@ -96,11 +97,7 @@ def test_a_board_seen_only_for_a_moment_is_not_a_move(table: TableSession) -> No
 
 
 def test_the_loops_clock_times_samples_without_their_own(table: TableSession) -> None:
-    t = [10.0]
-
-    def clock() -> float:
-        t[0] += 0.25
-        return t[0]
+    clock = HandClock(10.0, step=0.25)
 
     samples = [Sample("v", view(C3)) for _ in range(3)]
     ObservationLoop(table, Fake(samples), clock=clock).run()
@@ -149,9 +146,7 @@ def test_views_wait_while_the_game_is_not_in_play(table: TableSession) -> None:
 def test_a_failing_input_ends_the_thread_with_its_error(table: TableSession) -> None:
     source = Fake(still(C3, 0), then=SensorError("SPI gone"))
     with ObservationLoop(table, source) as loop:
-        deadline = time.monotonic() + 5
-        while not loop.done and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert until(lambda: loop.done, 5)
     assert loop.done and isinstance(loop.error, SensorError)
     assert loop.note == "the input stopped: SPI gone"
     assert table.state.game is not None and len(table.state.game.moves) == 1
@@ -224,14 +219,10 @@ def test_the_ticker_ticks_the_table_steps_and_the_watchdog() -> None:
         on_error=errors.append,
     )
     with ticker:
-        deadline = time.monotonic() + 5
-        while table.ticks < 5 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert until(lambda: table.ticks >= 5, 5)
         table.fail = True
         failed_at = len(pings)
-        deadline = time.monotonic() + 5
-        while not errors and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert until(lambda: bool(errors), 5)
         time.sleep(0.05)
     assert table.ticks >= 5 and len(steps) >= 4 and seconds and set(pings) == {"WATCHDOG=1"}
     assert errors[0] == "table tick failed: journal gone"

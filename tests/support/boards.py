@@ -11,6 +11,23 @@ from companion.games.go import BLACK, EMPTY, WHITE, GoGame
 from companion.games.rules import new_game
 from companion.games.topology import grid
 
+#: A finished 9x9 game, as a photo of it reads, for the tests that count a board from a photo:
+#: the C/D columns are the two walls, and Black's lone stone at H6 is dead in White's area
+#: (the suggestion takes it off).
+FINISHED_9 = [
+    ". . B W . . . . .",
+    ". B B W . . . W .",
+    ". . B W . . . . .",
+    ". . B W . W . B .",
+    ". . B W . . . . .",
+    ". B B W . . . W .",
+    ". . B W . . . . .",
+    ". . B W . W . . .",
+    ". . B W . . . . .",
+]
+#: The spot of the dead stone H6 on :data:`FINISHED_9`.
+DEAD_H6 = 3 * 9 + 7
+
 _STONES = {"B": BLACK, "X": BLACK, "#": BLACK, "W": WHITE, "O": WHITE}
 
 
@@ -52,4 +69,4 @@ def same(game: GoGame, expected: str) -> bool:
     return game.rows() == want
 
 
-__all__ = ["EMPTY", "diagram", "game_from", "parse", "same"]
+__all__ = ["DEAD_H6", "EMPTY", "FINISHED_9", "diagram", "game_from", "parse", "same"]

@@ -1,7 +1,8 @@
 """Runs tests/support/fuzzing.py in a fresh process and checks its reports (for the test_fuzz_*.py files).
 
 A fresh process, so that the peak memory measured is the fuzzing's own; a timeout, so that a
-hang fails the test instead of stopping the suite.
+hang fails the test instead of stopping the suite. :func:`fuzz_test` is the test such a file
+holds, written once.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 COUNT = 500  # mutated inputs per format per run (the seeds are tried as well)
@@ -53,3 +57,19 @@ def check(report: dict[str, Any], count: int = COUNT) -> None:
     assert report["refused"] > 0  # the mutations do reach the readers' refusals
     assert report["slowest"] < SLOWEST_S, report["slowest_input"]
     assert report["peak_mb"] < PEAK_MB
+
+
+def fuzz_test(*formats: str) -> Callable[[str], None]:
+    """A test with one case per format, over one fuzzing run made when the first case runs.
+
+    A test file says ``test_mutated_inputs_raise_only_our_errors = fuzz_test("sgf", ...)``.
+    """
+    reports: dict[str, dict[str, Any]] = {}
+
+    @pytest.mark.parametrize("name", formats)
+    def test_mutated_inputs_raise_only_our_errors(name: str) -> None:
+        if not reports:
+            reports.update(fuzz(*formats))
+        check(reports[name])
+
+    return test_mutated_inputs_raise_only_our_errors

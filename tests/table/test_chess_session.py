@@ -357,3 +357,37 @@ def test_every_way_a_chess_game_ends_is_journaled_with_the_clock_stopped(
     clock.t += 30
     assert s.tick() == [] and s.clock_view() == face
     assert s.view()["over"] and s.view()["result"] == "0-1"
+
+
+def test_a_turn_seen_while_paused_is_held_until_resume(journal: Journal, clock: HandClock) -> None:
+    """Issue 13: pause stops play at a chess table too. The clocks are paused at t=1000; White
+    plays e2e4 on the board meanwhile: it is held (the page says so), not recorded; a typed
+    turn and the clock button are refused. Resume at t=1030 records it, and White's clock
+    is charged nothing for the pause."""
+    s = session(journal, clock)
+    s.start_game("beyond-chess", time_control="abs:5m")
+    s.start_clock()
+    start = traditional()
+    hold(s, clock, start.look())
+    s.control("pause")
+    look = after(start, "e2e4")
+    assert hold(s, clock, look, seconds=30.0) == []
+    assert s.state.game is not None and not s.state.game.move_stack
+    assert "the clocks are paused: resume to record it" in s.alerts()
+    for control, params in (("turn", {"text": "d2d4"}), ("clock", {})):
+        with pytest.raises(IllegalMove, match="paused: resume first"):
+            s.control(control, **params)
+    stored = s.control("resume")
+    assert [e.type for e in stored] == ["ClockResumed", "ChessTurnPlayed"]
+    assert stored[1].turn == "e2e4"  # type: ignore[attr-defined]
+    face = s.clock_view()
+    assert face is not None and face["current"] == 1
+    assert face["players"][0]["countdown"] == pytest.approx(300 - 1.2, abs=0.01)
+    assert "the clocks are paused: resume to record it" not in s.alerts()
+    # The board put back while paused: nothing is held, Resume records nothing.
+    s.control("pause")
+    hold(s, clock, after(start, "e2e4", "e7e5/a6[-1,5]"))
+    assert "the clocks are paused: resume to record it" in s.alerts()
+    hold(s, clock, look)
+    assert "the clocks are paused: resume to record it" not in s.alerts()
+    assert [e.type for e in s.control("resume")] == ["ClockResumed"]

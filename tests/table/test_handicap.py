@@ -104,6 +104,23 @@ def test_a_five_stone_handicap_game_on_a_webcam_is_recorded_move_by_move(
     ]
 
 
+def test_handicap_stones_under_an_even_game_say_how_to_start_a_handicap_game(
+    tmp_path: Path,
+) -> None:
+    """The same five stones under a game started even: still held (the table takes a
+    handicap only as a setting, never guessed), but the alert says what to do instead of only
+    "5 stones appeared at once"."""
+    scene = Scene(tmp_path)
+    scene.show(FIVE_ON_STARS)
+    assert scene.said[-1] == (
+        "5 black stones appeared at C7, G7, E5, C3 and G3 but Black plays one stone a turn: "
+        "for a 5-stone handicap, start the game with that handicap (--handicap, or the setup "
+        "page)"
+    )
+    game = scene.table.go_state().game
+    assert game is not None and not game.moves and not any(c >= 0 for c in game.board)
+
+
 def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> None:
     """Free placement, 3 stones: Black puts them anywhere (here A1 region and the centre) one
     at a time; the page counts them; once all three are down they are the setup, then White
@@ -145,6 +162,74 @@ def test_free_placement_takes_the_black_stones_as_the_setup(tmp_path: Path) -> N
     again = TableSession.resume(scene.table.journal, clock=lambda: scene.t, suggest=False)
     assert again.go_state().game is not None
     assert again.go_state().game.board == game.board  # type: ignore[union-attr]
+
+
+def test_free_handicap_stones_tapped_on_a_table_with_no_camera(tmp_path: Path) -> None:
+    """A free handicap started on the setup page of a table with no camera: every tap was
+    refused ("place the 2 handicap stones first") and the game could never start. Now each tap
+    puts down one handicap stone, the page says how many are left, and once both are down
+    White moves first:
+
+        7 . . X . . . . . .     Black taps C7, then G3 (the setup; no move, no clock);
+        ...                     White taps E5: the first move.
+        5 . . . . O . . . .
+        ...
+        3 . . . . . . X . .
+    """
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    table.start_game("chinese", "9", knobs={"handicap_stones": 2, "placement": "free"})
+    state = table.go_state()
+    game = state.game
+    assert game is not None
+    assert any("2 more black stones" in n for n in table.notices())
+    assert [e.type for e in table.control("play", spot=game.parse_spot("C7"))] == ["HandicapPlaced"]
+    assert state.handicap_pending == 1 and game.to_move == BLACK
+    assert any("1 more black stone anywhere" in n for n in table.notices())
+    with pytest.raises(IllegalMove, match="taken"):
+        table.control("play", spot=game.parse_spot("C7"))
+    table.control("play", spot=game.parse_spot("G3"))
+    assert state.handicap_pending == 0 and game.to_move == 1 and not game.moves
+    assert not any("handicap" in n for n in table.notices())
+    table.control("play", spot=game.parse_spot("E5"))
+    assert [(m.player, game.spot_name(m.spot or 0)) for m in game.moves] == [(1, "E5")]
+    root = sgfmill.sgf.Sgf_game.from_bytes(
+        game_record(table.journal.events(), game_id=1).text.encode()
+    ).get_root()
+    assert sorted(root.get("AB")) == [(2, 6), (6, 2)] and root.get("HA") == 2
+
+
+def test_a_camera_finishes_a_free_handicap_begun_by_tapping(tmp_path: Path) -> None:
+    """One stone of a 3-stone free handicap tapped on the page (E5), the other two put on
+    the board under the camera; the tracker takes the two new ones as the rest of the setup.
+
+        . . . . . . . . .
+        . . . . . . . . .
+        . . X . . . . . .      C7 and G3 put down by hand; E5 (tapped) is on the board too
+        . . . . . . . . .
+        . . . . X . . . .
+        . . . . . . . . .
+        . . . . . . X . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """
+    scene = Scene(tmp_path, handicap_stones=3, placement="free")
+    state = scene.table.go_state()
+    game = state.game
+    assert game is not None
+    scene.table.control("play", spot=game.parse_spot("E5"))
+    assert state.handicap_pending == 2
+    scene.show(
+        FIVE_ON_STARS.replace("X . . . X . .", "X . . . . . .", 1).replace(
+            "X . . . X . .", ". . . . X . .", 1
+        )
+    )
+    assert scene.said[-1] == "SetupIntent"
+    assert sorted(game.spot_name(s) for s, c in enumerate(game.board) if c == BLACK) == [
+        "C7",
+        "E5",
+        "G3",
+    ]
+    assert state.handicap_pending == 0 and game.to_move == 1
 
 
 @pytest.mark.parametrize(

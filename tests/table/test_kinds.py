@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion import events as ev
-from companion.errors import RecordError
+from companion.errors import CompanionError, RecordError
 from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.fold import fold, replay, steps
@@ -122,3 +122,22 @@ def test_events_that_make_no_game_are_refused_plainly() -> None:
             ],
             game_id=1,
         )
+
+
+def test_each_kind_checks_its_own_start() -> None:
+    """What the commands refuse before opening an input: the kind's checks, no kind test."""
+    GO.check_rules("Chinese")
+    with pytest.raises(ValueError, match="unknown rules"):
+        GO.check_rules("tic-tac-toe")
+    CHESS.check_rules("beyond-chess")
+    GO.check_board("fridgego", "9")
+    with pytest.raises((ValueError, CompanionError)):
+        GO.check_board("fridgego", "19")
+    GO.check_handicap("japanese", "19", 4, "fixed")
+    with pytest.raises((ValueError, CompanionError)):
+        GO.check_handicap("japanese", "19", 40, "fixed")
+    CHESS.check_board("beyond-chess", None)
+    with pytest.raises(ValueError, match="a handicap is for Go games"):
+        CHESS.check_handicap("beyond-chess", None, 2, "fixed")
+    assert GO.read_live and GO.headless and not CHESS.read_live and not CHESS.headless
+    assert GO.downloads[0] == ".sgf" and CHESS.downloads == (".txt",)

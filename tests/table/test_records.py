@@ -233,3 +233,64 @@ def test_the_json_record_of_a_handicap_game_replays_to_the_same_board(tmp_path: 
     replayed, problems = record.to_game()
     assert not problems and replayed.rows() == game.rows()
     assert replayed.knobs.komi == 3.5 and record.properties.get("HA") == ("3",)
+
+
+def test_a_two_player_gobeyond_game_on_a_grid_replays_to_the_agreed_score(
+    tmp_path: Path,
+) -> None:
+    """Issue 13: ``companion replay`` scored a 44-44 GoBeyond game as 190-190 (the sheet's
+    default 200 points): a two-player game on a grid is downloaded as SGF, which dropped the
+    agreed economy. The players agree on 44 points, stones at 3, no dividend, 30 s turns:
+
+        5 . . . . X . . . .     Black E5, White D4, three passes, both agree:
+        4 . . . O . . . . .     41 - 41, White wins the tie (the earlier player loses)
+          A B C D E F G H J
+
+    The table's download replays (``companion replay --json``) to 41 - 41, and the turn
+    duration set as the economy runs the clock."""
+    import json
+
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    economy = {"starting": 44, "stone_cost": 3, "dividend": 0, "turn_seconds": 30}
+    table.start_game("gobeyond", "9", knobs=economy, players=["Ann", "Bo"])
+    assert table.clock is not None and table.clock.control.spec() == "turn:30s"
+    game = table.state.game
+    assert game is not None
+    for name in ("E5", "D4"):
+        table.apply(it.PlayIntent(game.parse_spot(name), game.to_move))
+    for _ in range(3):
+        table.control("pass")
+    table.control("agree", player=0)
+    table.control("agree", player=1)
+    assert table.state.ended is not None and table.state.ended.result == "W+0"
+    record = game_record(table.journal.events(), game_id=1)
+    path = tmp_path / f"game{record.suffix}"
+    path.write_text(record.text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    replayed = json.loads(result.stdout)
+    assert replayed["score"]["points"] == {"B": 41.0, "W": 41.0}
+    assert replayed["result"] == "W+0" and replayed["problems"] == []
+
+
+def test_a_gobeyond_game_timed_per_turn_records_the_turn_duration_in_its_economy(
+    tmp_path: Path,
+) -> None:
+    """The setup page and ``--time turn:30s`` give GoBeyond its turn duration as a clock; it
+    is one of the economy's agreed parameters, so the JSON record keeps it there too."""
+    from companion.records.json_record import read_json_record
+
+    table = TableSession(Journal(tmp_path / "j.sqlite"), suggest=False)
+    table.start_game("gobeyond", "hex-5", players=["R", "G", "B"], time_control="turn:30s")
+    game = table.state.game
+    assert game is not None and game.turn_seconds == 30  # type: ignore[attr-defined]
+    record = game_record(table.journal.events(), game_id=1)
+    assert record.format == "companion-game"
+    assert read_json_record(record.text).economy["turn_seconds"] == 30
+    # A Go game timed per turn has no economy to record it in.
+    table.start_game("chinese", "9", time_control="turn:30s")
+    assert "turn_seconds" not in table.state.started.knobs  # type: ignore[union-attr]

@@ -441,6 +441,43 @@ def test_club_play_on_keeps_passes_and_prisoners_and_gives_the_move_on(
         table.control("play_on")
 
 
+@pytest.mark.parametrize("rules", ["chinese", "japanese", "club"])
+def test_back_to_play_after_the_passes_plays_on_instead_of_leaving_a_dead_table(
+    table: TableSession, rules: str
+) -> None:
+    """*Back to play* after the game ended by passes used to leave a table in play whose game
+    was over: every move and pass refused ("the game is over"), only Undo (which deletes a
+    real pass) got out. Now it plays on, as *Play on* does, under every rule set:
+
+        5 . . . . X . . . .     Black E5, White passes, Black passes (White passes again
+        ...                     under club rules: White passes last): cleanup. Back to
+        3 . . O . . . . . .     play: the passes stay, the player after the last passer
+                                moves (White; Black under club rules) and plays C3.
+    """
+    table.start_game(rules, "9", time_control="abs:10m")
+    play(table, "E5")
+    table.apply(it.PassIntent(1))
+    table.apply(it.PassIntent(0))
+    if rules == "club":
+        table.apply(it.PassIntent(1))  # White must pass last
+    assert table.state.phase == "cleanup"
+    game = table.state.game
+    assert game is not None
+    kinds = [m.kind for m in game.moves]
+    stored = table.control("cancel_cleanup")
+    assert [e.type for e in stored] == ["PlayResumed"]
+    assert table.state.phase == "play" and not game.over
+    assert [m.kind for m in game.moves] == kinds  # no pass taken back
+    mover = 0 if rules == "club" else 1
+    assert game.to_move == mover
+    play(table, "C3")
+    assert game.board[spot(table, "C3")] == mover
+    # Cleanup pressed during play (no passes): Back to play only ends the cleanup.
+    table.control("cleanup")
+    assert [e.type for e in table.control("cancel_cleanup")] == ["CleanupCancelled", "ClockResumed"]
+    assert table.state.phase == "play"
+
+
 def test_white_resigns_on_blacks_move_and_the_hub_shows_the_same_end(table: TableSession) -> None:
     """A resignation names who resigns, not always the player to move: after E5 and C3 it is
     Black's move, and White (player 1) resigns at t=100 + 40 s. The clock stops; the table

@@ -23,6 +23,7 @@ from companion.table.voice import (
     flag_words,
     speak_command,
 )
+from tests.support.clock import until
 
 NAMES = ["Black", "White"]
 
@@ -105,9 +106,7 @@ def test_the_voice_speaks_off_the_callers_thread_and_drops_late_counts() -> None
         assert voice.dropped > 0
         now[0] = 5.0  # the "9" is now stale: it is skipped, the flag is still said
         gate.set()
-        deadline = time.monotonic() + 5
-        while "player 2: time is up" not in voice.spoken and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert until(lambda: "player 2: time is up" in voice.spoken, 5)
     assert voice.spoken[:2] == ["10", "player 2: time is up"]
     assert ran[0] == ["espeak-ng", "-v", "en", "-s", "150", "--", "10"]
 

@@ -118,6 +118,27 @@ def test_board_edge_is_a_candidate() -> None:
     assert standout(dist, shifted, 18) < 0.6
 
 
+@pytest.mark.parametrize("which", [1, 2])
+def test_board_edge_survives_an_arm_across_a_corner(which: int) -> None:
+    """A sleeve laid across a corner of the board bites it off (a quarter of the way to the
+    centre); the board's four long sides still meet where its corners are, so its outline
+    stays a candidate."""
+    r = render_board(EMPTY19, size=19, rotate=12, fill=0.7, seed=5)
+    c = r.corners[0]
+    truth_edge = c.mean(axis=0) + (c - c.mean(axis=0)) * (20 / 18)
+    image = r.image.copy()
+    corner, centre = truth_edge[which], c.mean(axis=0)
+    across = np.array([-(centre - corner)[1], (centre - corner)[0]])
+    across /= np.linalg.norm(across)
+    near = corner + (centre - corner) * 0.25
+    arm = np.array([near + 900 * across, near - 900 * across])
+    cv2.line(image, *[tuple(int(v) for v in p) for p in arm], (120, 60, 200), 60)
+    spacing = np.linalg.norm(c[1] - c[0]) / 18
+    quads = [q for _s, q in board_quads(image)]
+    assert quads
+    assert min(np.abs(q - truth_edge).max() for q in quads) < 0.5 * spacing
+
+
 def test_stacked_pair_still_found() -> None:
     rows = random_position(9, stones=0.3, seed=3, layers=2)
     r = render_board(rows, size=9, layers=2, seed=3)

@@ -57,7 +57,9 @@ def test_the_whole_view_and_single_patches_agree() -> None:
 
 def test_the_bundled_model_reads_a_rendered_board() -> None:
     r = render_board(ROWS, size=9, seed=11, tilt=20)
-    reader = StoneReader([Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]))
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
     obs = reader.read(r.image)
     wrong = [
         i for i, (a, b) in enumerate(zip(r.tokens, obs.states, strict=True)) if b not in ("?", a)
@@ -70,7 +72,9 @@ def test_the_bundled_model_reads_a_rendered_board() -> None:
 def test_a_hand_over_the_board_is_unknown_never_a_stone() -> None:
     rows = [" ".join(["."] * 19)] * 19
     r = render_board(rows, size=19, seed=3, hand=True)
-    reader = StoneReader([Region.grid(r.corners[0], 19)], (r.image.shape[1], r.image.shape[0]))
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 19)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
     obs = reader.read(r.image)
     assert r.hidden
     assert not [i for i in r.hidden if obs.states[i] in ("B", "W")]
@@ -109,7 +113,7 @@ def test_a_spot_placed_between_points_reads_no_stone() -> None:
     for between in ([1.5, 1.5], [3.5, 3.5], [4.5, 2.5], [6.5, 5.5]):
         spots = project(H, np.array([between, [1.0, 1.0], [4.0, 3.0]]))
         region = Region(H=np.eye(3), points=spots, spots=(0, 1, 2), scale=spacing)
-        obs = StoneReader([region], size).read(r.image)
+        obs = StoneReader([region], size, reader="net").read(r.image)
         assert obs.states[0] in (".", "?"), (between, obs.states)
         assert obs.states[1:] == ("B", "W")
 
@@ -126,7 +130,9 @@ def test_unsure_and_covered_spots_read_unknown() -> None:
 
 def test_a_smaller_frame_or_a_bad_image_is_refused() -> None:
     r = render_board(ROWS, size=9, seed=1)
-    reader = StoneReader([Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]))
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
     with pytest.raises(VisionError):
         reader.read(r.image[:100, :100])
     with pytest.raises(VisionError):

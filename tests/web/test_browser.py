@@ -45,8 +45,9 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     url, table = served
     page.goto(url + "/")
     page.wait_for_selector(".status.live", timeout=5000)
-    # The stream can say "live" before the first state has drawn the board: wait for the board.
-    page.wait_for_function("document.querySelectorAll('circle.hit').length > 0", timeout=5000)
+    # The stream can say "live" before the first state has drawn the board: wait for the board
+    # (a selector wait: the page's CSP forbids the eval wait_for_function polls with).
+    page.wait_for_selector("circle.hit", state="attached", timeout=5000)
     assert page.locator("circle.hit").count() == 81
     assert "Ann" in page.inner_text("#clocks") and "10:00" in page.inner_text("#clocks")
     assert "then 5 x 30 s" in page.inner_text("#clocks")  # byo-yomi: periods x their length
@@ -57,6 +58,8 @@ def test_page_loads_and_a_move_appears_within_a_second(served: Any, page: Any) -
     delay = time.monotonic() - start
     assert delay < 1.0
     assert "Bob" in page.inner_text("#turn")
+    # The last move in the server's words (companion.words), not worded again by the page.
+    page.wait_for_selector("#turn >> text=Ann played E5", timeout=1000)
     table.apply(
         it.Discrepancy("wrong colour", (20,), "a white stone appeared at C7 but Black is to move")
     )
@@ -157,6 +160,7 @@ def test_other_boards_draw(served: Any, page: Any) -> None:
     page.screenshot(path=str(SHOTS / "gobeyond.png"))
     page.goto(url + "/archive/2")  # the stacked game
     page.wait_for_selector("circle.stone", timeout=5000)
+    page.wait_for_selector("#where >> text=played", timeout=3000)  # the frame's words
     page.screenshot(path=str(SHOTS / "archive-replay.png"))
 
 
@@ -301,5 +305,11 @@ def test_on_a_phone_the_badge_leaves_the_letters_and_the_archive_fits(
     page.wait_for_selector("table.archive")
     width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
+    # every game's result and links in sight, not in a box that scrolls sideways
+    shown = page.locator("table.archive td[data-label=result], table.archive td.links a").all()
+    assert len(shown) == 7 * 5
+    for cell in shown:
+        box = cell.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     page.screenshot(path=str(SHOTS / "archive-phone.png"), full_page=True)
     context.close()

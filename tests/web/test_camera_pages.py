@@ -6,9 +6,8 @@ and it speaks of corner intersections."""
 from __future__ import annotations
 
 import os
-import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from companion.sources import SOURCE_FORMS
 from companion.table.session import TableSession
 from companion.vision.render import render_board
 from companion.web.app import create_app
+from tests.support.clock import until
 from tests.support.serving import served_app
 
 PIN = "112358"
@@ -93,13 +93,6 @@ def test_the_calibrate_page_speaks_of_corner_intersections(
 
 
 # ---------------------------------------------------------------------- in chromium
-def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Wait for ``check`` (the page's CSP forbids the evaluated strings wait_for_function
-    sends)."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -129,7 +122,8 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
     page.wait_for_selector("#camera-picture:not([hidden])", timeout=5000)
     first = page.get_attribute("#camera-picture", "src")
     table.frame = _jpeg(2)  # the next picture replaces it
-    until(lambda: page.get_attribute("#camera-picture", "src") != first)
+    # Polled from here: the page's CSP forbids the evaluated strings wait_for_function sends.
+    assert until(lambda: page.get_attribute("#camera-picture", "src") != first, 5)
     # The folder runs out: its last picture stays, and the page says so.
     last = _jpeg(3)
     table.frame = last
@@ -137,7 +131,9 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
     page.wait_for_selector(
         "#camera-note >> text=The frame source ended: this is its last picture.", timeout=5000
     )
-    until(lambda: page.get_attribute("#camera-picture", "src").endswith(f"f={zlib.crc32(last)}"))
+    assert until(
+        lambda: page.get_attribute("#camera-picture", "src").endswith(f"f={zlib.crc32(last)}"), 5
+    )
     assert page.eval_on_selector("#camera-picture", "i => i.complete && i.naturalWidth") == 640
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "camera-ended.png"), full_page=True)

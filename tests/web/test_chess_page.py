@@ -167,6 +167,10 @@ def test_new_game_from_a_setup_file_and_record_download(client: FlaskClient) -> 
     played = replay(record)
     assert played.failure is None and played.played == 2
     assert client.get("/archive/999.txt").status_code == 404
+    for go_download in (".sgf", ".json"):  # the kind's own record, named, not a made-up SGF
+        resp = client.get(f"/archive/{game_id}{go_download}")
+        assert resp.status_code == 409
+        assert f"its record is /archive/{game_id}.txt" in resp.get_data(as_text=True)
 
 
 def test_reader_status_reaches_the_stream(

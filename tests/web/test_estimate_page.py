@@ -124,6 +124,8 @@ def test_cleanup_starts_from_the_suggestion_and_waits_for_the_players(
     assert types[-2:] == ["CleanupStarted", "CleanupSuggested"]
     view = table.view()
     assert view["suggested"]["result"] == view["score"]["text"] == state.suggested.result
+    assert view["suggested"]["result_words"] == view["score"]["words"]  # "Bob wins by ..."
+    assert "+" not in view["suggested"]["result_words"]
     assert view["score"]["final"] is False and view["suggesting"] is False
     # Never scored silently: the players change what they disagree with, then all agree.
     assert state.ended is None and state.scored is None

@@ -28,27 +28,16 @@ from companion.table.session import TableSession
 from companion.vision.render import render_board
 from companion.web.app import create_app
 from companion.web.score import MAX_PHOTO_BYTES, ScoreJobs
+from tests.support.boards import DEAD_H6, FINISHED_9
 
 PIN = "975310"
-FINISHED = [
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . B .",
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . . .",
-    ". . B W . . . . .",
-]
-TOKENS = [t for row in FINISHED for t in row.split()]
-H6 = 3 * 9 + 7
+TOKENS = [t for row in FINISHED_9 for t in row.split()]
 
 
 @pytest.fixture(scope="module")
 def photo() -> bytes:
     # Bigger than the stored bound, so saving must scale it down.
-    image = render_board(FINISHED, seed=5, width=2400, height=1800).image
+    image = render_board(FINISHED_9, seed=5, width=2400, height=1800).image
     ok, data = cv2.imencode(".jpg", image)
     assert ok
     return bytes(data.tobytes())
@@ -97,7 +86,7 @@ def test_a_photo_is_read_on_the_worker_and_counted(client: FlaskClient, photo: b
     resp = client.post("/api/score/read?size=9", data=photo, headers=headers)
     assert resp.status_code == 202 and resp.get_json()["pending"]
     status, read = answer(client, resp)
-    assert status == 200 and read["rows"] == FINISHED
+    assert status == 200 and read["rows"] == FINISHED_9
     assert read["image"] == [PHOTO_SIDE, 1200]  # read at the size it would be stored
     assert len(read["points"]) == 81
     resp = client.post("/api/score/count", json={"size": 9, "tokens": TOKENS}, headers=headers)
@@ -186,7 +175,7 @@ def test_junk_count_requests_get_a_reason(client: FlaskClient, body: Any) -> Non
 def test_saving_needs_the_pin_and_keeps_a_bounded_photo(
     client: FlaskClient, photo: bytes, table: TableSession
 ) -> None:
-    count = {"size": 9, "tokens": TOKENS, "rules": "chinese", "dead": [H6], "dame": []}
+    count = {"size": 9, "tokens": TOKENS, "rules": "chinese", "dead": [DEAD_H6], "dame": []}
 
     def form(body: dict[str, Any] = count) -> dict[str, Any]:
         """A fresh file object per post."""
@@ -204,7 +193,7 @@ def test_saving_needs_the_pin_and_keeps_a_bounded_photo(
     listed = client.get("/api/score/saved").get_json()["saved"]
     assert [(p["id"], p["result"]) for p in listed] == [(saved["id"], "W+34.5")]
     data = client.get(f"/api/score/saved/{saved['id']}").get_json()
-    assert data["rows"] == FINISHED and data["dead"] == ["H6"]
+    assert data["rows"] == FINISHED_9 and data["dead"] == ["H6"]
     jpeg = client.get(f"/score/saved/{saved['id']}.jpg")
     assert jpeg.mimetype == "image/jpeg"
     stored = cv2.imdecode(np.frombuffer(jpeg.data, np.uint8), cv2.IMREAD_COLOR)

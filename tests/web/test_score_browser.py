@@ -21,6 +21,7 @@ from companion.table.photo_score import PhotoBoard, score_board
 from companion.table.session import TableSession
 from companion.vision.render import render_board
 from companion.web.app import create_app
+from tests.support.boards import DEAD_H6, FINISHED_9
 from tests.support.serving import served_app
 
 pytestmark = pytest.mark.browser
@@ -30,20 +31,8 @@ SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
 
 # The finished board: White's D1 is missing from the photo (taken off by a sleeve), so the
 # reading shows an empty point there and the player puts it back by tapping it twice.
-TRUTH = [
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . B .",
-    ". . B W . . . . .",
-    ". B B W . . . W .",
-    ". . B W . . . . .",
-    ". . B W . W . . .",
-    ". . B W . . . . .",
-]
-PHOTO = [*TRUTH[:8], ". . B . . . . . ."]
+PHOTO = [*FINISHED_9[:8], ". . B . . . . . ."]
 D1 = 8 * 9 + 3
-H6 = 3 * 9 + 7
 VIEWPORTS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 
@@ -120,16 +109,16 @@ def test_a_photo_is_scored_end_to_end(
         assert len(misread) <= 2, f"the reader misread {len(misread)} points of a flat render"
         page.screenshot(path=str(SHOTS / f"score-{viewport}-read.png"), full_page=True)
         # Put White's D1 back: empty -> black -> white (and fix any misread point).
-        assert D1 in fix(page, flat(TRUTH))
+        assert D1 in fix(page, flat(FINISHED_9))
         page.click("#count")
         page.wait_for_selector("#result:not([hidden])", timeout=20000)
-        expected = score_board(PhotoBoard.from_rows(TRUTH), rules="chinese")
+        expected = score_board(PhotoBoard.from_rows(FINISHED_9), rules="chinese")
         assert expected.board.names(expected.dead) == ["H6"]  # the lone black stone
         assert page.inner_text("#result-text") == expected.result == "W+34.5"
         assert "H6" in page.inner_text("#dead-list")
         assert "area scoring" in page.inner_text("#explain")
         # Tapping the dead stone calls it alive (the count changes), tapping again dead.
-        h6 = f'#marks g.pt[data-spot="{H6}"] circle.hit'
+        h6 = f'#marks g.pt[data-spot="{DEAD_H6}"] circle.hit'
         page.click(h6, force=True)
         page.wait_for_selector("#dead-list >> text=Dead stones: none")
         assert page.inner_text("#result-text") != expected.result
@@ -149,7 +138,7 @@ def test_a_photo_is_scored_end_to_end(
         with ScoredPositions(table.journal.path) as store:
             saved = store.list()
             assert [p.result for p in saved] == ["W+34.5"]
-            assert saved[0].data["rows"] == TRUTH and saved[0].data["dead"] == ["H6"]
+            assert saved[0].data["rows"] == FINISHED_9 and saved[0].data["dead"] == ["H6"]
             jpeg = store.photo(saved[0].id)
         assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
         stored = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -172,7 +161,7 @@ def test_every_unread_point_is_asked_for_before_the_count(
     """A hand over the board: its points read ``?``, Count waits until each is tapped."""
     url, _ = served
     path = tmp_path / "hand.jpg"
-    cv2.imwrite(str(path), render_board(TRUTH, seed=2, tilt=12, hand=True).image)
+    cv2.imwrite(str(path), render_board(FINISHED_9, seed=2, tilt=12, hand=True).image)
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
@@ -190,7 +179,7 @@ def test_every_unread_point_is_asked_for_before_the_count(
         assert page.is_disabled("#count")
         assert f"{len(unread)} points could not be read" in page.inner_text("#unknown")
         page.screenshot(path=str(SHOTS / "score-phone-unread.png"), full_page=True)
-        assert set(unread) <= set(fix(page, flat(TRUTH)))
+        assert set(unread) <= set(fix(page, flat(FINISHED_9)))
         assert page.is_enabled("#count") and page.is_hidden("#unknown")
         page.click("#count")
         page.wait_for_selector("#result:not([hidden])", timeout=20000)

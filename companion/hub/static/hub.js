@@ -54,7 +54,7 @@ const hub = {
     if (v.result) return "Result " + (v.result_words || v.result);
     if (v.phase === "cleanup") return "counting";
     const word = hub.isChess(v) ? (v.check ? "check! turn" : "turn") : "move";
-    return `${word} ${v.move_number}` + (v.last_move && v.last_move.name ? " · " + v.last_move.name : "");
+    return `${word} ${v.move_number}` + (v.last_move ? " · " + v.last_move.words : "");
   },
 
   // A Beyond Chess table (its view carries the board; chess_draw.js draws it).

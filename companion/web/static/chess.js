@@ -69,13 +69,13 @@ import { liveStream, showStatus } from "./live.js";
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     box.innerHTML = state.players.map((pl, p) => {
-      const { text, extra, running, low } = clockFace(clock, p, clockAt, "turns");
+      const { text, extra, running, low, none } = clockFace(clock, p, clockAt, "turns");
       const turn = state.to_move === p && !state.over;
       const other = state.players[1 - p];
       const took = other.lost.map((l) => `<span class="${l === l.toUpperCase() ? "w" : "b"}">${GLYPH[l.toLowerCase()]}</span>`).join("");
       return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
         <div class="who"><span class="dot ${p ? "b" : "w"}"></span>${esc(pl.name)}</div>
-        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="digits${none ? " none" : ""}">${text}</div><div class="extra">${extra}</div>
         <div class="caps took" title="pieces ${esc(pl.name)} captured">${took || "&nbsp;"}</div></div>`;
     }).join("");
   }
@@ -121,7 +121,7 @@ import { liveStream, showStatus } from "./live.js";
     else {
       const p = state.to_move;
       turn = `<span class="dot ${p ? "b" : "w"}"></span>${esc(name(p))} to move${state.check ? " — check!" : ""}`;
-      const last = state.last_turn ? ` · last: ${esc(state.last_turn.text)}` : "";
+      const last = state.last_move ? ` · ${esc(state.last_move.words)}` : "";
       turn += `<div class="muted">turn ${state.turn_number}${last}</div>`;
     }
     $("turn").innerHTML = turn;
@@ -175,9 +175,13 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
-    b.addEventListener("click", () => {
+    b.addEventListener("click", async () => {
       const a = b.dataset.action;
-      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      if (a === "resign") {
+        const who = await companion.whoResigns([0, 1].map((p) => ({ player: p, name: name(p) })), state.to_move);
+        if (who !== null) send("resign", { player: who });
+        return;
+      }
       if (a === "draw" && !confirm("Both players agree to a draw?")) return;
       send(a);
     }));

@@ -16,3 +16,4 @@ document.getElementById("chess-setup").addEventListener("submit", async (e) => {
   if (data.ok) { window.location.href = "/"; return; }
   out.className = "refusal"; out.textContent = data.error;
 });
+document.body.dataset.ready = "chess-setup";

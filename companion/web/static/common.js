@@ -1,5 +1,5 @@
 // Controls are POSTs with the page's CSRF token; no secret in any URL.
-import { localDates } from "./format.js";
+import { esc, localDates } from "./format.js";
 
 export function csrf() { const m = document.querySelector('meta[name="csrf-token"]'); return m ? m.content : ""; }
 export function authed() { const m = document.querySelector('meta[name="authed"]'); return !!m && m.content === "yes"; }
@@ -16,6 +16,29 @@ export async function post(url, body) {
 }
 
 export function control(action, body) { return post("/api/control/" + action, body); }
+
+// Who resigns: a resignation names its player, not always the one to move (the sheets let
+// either player resign at any time; a GoBeyond player resigns in cleanup). players is
+// [{player, name}] of those who may; resolves to the chosen number, or null for Cancel.
+export function whoResigns(players, toMove) {
+  return new Promise((resolve) => {
+    const box = document.createElement("dialog");
+    box.className = "resign-choice";
+    box.innerHTML = "<p>Who resigns?</p>" + players.map(({ player, name }) =>
+      `<button data-player="${player}"${player === toMove ? " autofocus" : ""}>${esc(name)} resigns</button>`).join(" ") +
+      ' <button data-player="">Cancel</button>';
+    let chosen = null;
+    box.addEventListener("click", (e) => {
+      const b = e.target.closest("button");
+      if (!b) return;
+      chosen = b.dataset.player === "" ? null : parseInt(b.dataset.player, 10);
+      box.close();
+    });
+    box.addEventListener("close", () => { box.remove(); resolve(chosen); });
+    document.body.append(box);
+    box.showModal();
+  });
+}
 
 // The kind of game this page draws (the server's KINDS entry, on the body's data-kind).
 export function pageKind() { return document.body.dataset.kind || ""; }

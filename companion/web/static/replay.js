@@ -1,5 +1,5 @@
 // Step through a stored game move by move.
-import { BoardView, LETTERS } from "./board.js";
+import { BoardView } from "./board.js";
 
 (async function () {
   const root = document.getElementById("replay");
@@ -7,7 +7,7 @@ import { BoardView, LETTERS } from "./board.js";
   const data = await resp.json();
   const view = new BoardView(document.getElementById("board"), data.topology, null);
   const frames = data.frames, slider = document.getElementById("slider"), where = document.getElementById("where");
-  document.getElementById("title").textContent = `Game ${data.game_id}: ${data.players.join(" – ")} (${data.rules})` + (data.result ? `, ${data.result}` : "");
+  document.getElementById("title").textContent = `Game ${data.game_id}: ${data.players.join(" – ")} (${data.rules})` + (data.result ? `: ${data.result_words || data.result}` : "");
   slider.max = String(frames.length - 1);
   let i = frames.length - 1;
   function show() {
@@ -16,8 +16,8 @@ import { BoardView, LETTERS } from "./board.js";
     view.update({ board: f.board, last_move: f.last, dead: f.dead });
     const last = f.last;
     let text = `move ${f.move_number}`;
-    if (last) text += ` · ${data.players[last.player] || LETTERS[last.player]} ${last.kind === "play" ? "played " + last.name : last.kind === "pass" ? "passed" : last.kind}`;
-    if (f.text) text += ` · counted: ${f.text}`;
+    if (last) text += ` · ${last.words}`;
+    if (f.text) text += ` · counted: ${f.words || f.text}`;
     text += ` · captures ${f.captures.join(" / ")}`;
     where.textContent = text;
   }

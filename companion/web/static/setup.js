@@ -1,6 +1,20 @@
 // Game setup: rules preset, knobs, players, time control, GoBeyond economy values.
 import * as companion from "./common.js";
-document.getElementById("setup").addEventListener("submit", async (e) => {
+
+const form = document.getElementById("setup");
+
+// Other rules: their usual board and players (FridgeGo's 9x9, GoBeyond's three on hex-5),
+// unless the players' names were typed in here.
+let namesTyped = false;
+form.elements.players.addEventListener("input", () => { namesTyped = true; });
+form.elements.rules.addEventListener("change", () => {
+  const option = form.elements.rules.selectedOptions[0];
+  if (!option) return;
+  form.elements.topology.value = option.dataset.board;
+  if (!namesTyped) form.elements.players.value = option.dataset.names;
+});
+
+form.addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target, out = document.getElementById("setup-result");
   const knobs = {};
@@ -19,3 +33,5 @@ document.getElementById("setup").addEventListener("submit", async (e) => {
   if (data.ok) { window.location.href = "/"; return; }
   out.className = "refusal"; out.textContent = data.error;
 });
+// Tests (and impatient fingers) act once this has run: before it, Start would reload the form.
+document.body.dataset.ready = "setup";

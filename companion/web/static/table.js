@@ -20,13 +20,13 @@ import { liveStream, showStatus } from "./live.js";
     const box = $("clocks");
     if (!state || !state.players) { box.innerHTML = ""; return; }
     const faces = state.players.map((pl, p) => {
-      const { text, extra, running, low } = clockFace(clock, p, clockAt);
+      const { text, extra, running, low, none } = clockFace(clock, p, clockAt);
       const turn = state.to_move === p && state.phase === "play" && !state.over;
       const live = state.points !== undefined;
       const pts = pl.points !== null && pl.points !== undefined ? ` · ${pl.points} points` : "";
       return `<div class="face p${p}${turn ? " turn" : ""}${running ? " running" : ""}${low ? " low" : ""}">
         <div class="who">${dot(p)}${escapeHtml(pl.name)}${pl.resigned ? " (resigned)" : ""}</div>
-        <div class="digits">${text}</div><div class="extra">${extra}</div>
+        <div class="digits${none ? " none" : ""}">${text}</div><div class="extra">${extra}</div>
         <div class="caps">captures ${pl.captures}${pl.prisoners !== pl.captures ? ` · prisoners ${pl.prisoners}` : ""}${pl.in_hand !== null ? ` · ${pl.in_hand} in hand` : ""}${pts}</div>
       </div>`;
     });
@@ -35,7 +35,14 @@ import { liveStream, showStatus } from "./live.js";
 
   function renderScore() {
     const box = $("score"), s = state.score;
-    if (!s) { box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(state.result_words || state.result)} (${escapeHtml(state.result_method)})</div>` : ""; return; }
+    if (!s) {
+      // "Black wins by resignation", "a draw": the method only where the words do not say it
+      // ("Black wins (first capture)").
+      const said = state.result_words || state.result || "", how = state.result_method || "";
+      const extra = how && !said.toLowerCase().includes(how.toLowerCase().slice(0, 4)) ? ` (${escapeHtml(how)})` : "";
+      box.innerHTML = state.result ? `<div class="result">Result: ${escapeHtml(said)}${extra}</div>` : "";
+      return;
+    }
     const rows = s.points.map((pts, p) => {
       const d = s.detail[p] || {};
       const parts = Object.entries(d).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
@@ -72,7 +79,7 @@ import { liveStream, showStatus } from "./live.js";
     const sg = state.suggested;
     if (!sg) return state.suggesting ? `<p class="muted suggesting">Working out a suggestion…</p>` : "";
     const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
-    let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result)} if confirmed): check them.</p>`;
+    let out = `<p class="suggestion">The estimate suggested ${n(sg.dead.length, "dead stone", "dead stones")} and ${n(sg.no_mans_land.length, "dame point", "dame points")} (${escapeHtml(sg.result_words || sg.result)} if confirmed): check them.</p>`;
     if (sg.borders_text) out += `<p class="borders-line">${escapeHtml(sg.borders_text)}</p>`;
     if (sg.unsure_groups.length) out += `<p class="unsure-line">these groups are unsure: ${sg.unsure_groups.map(escapeHtml).join(", ")} — check them</p>`;
     return out;
@@ -103,15 +110,12 @@ import { liveStream, showStatus } from "./live.js";
     $("alerts").hidden = !alerts.length && !notices.length;
     if (state.phase === "none") { $("turn").textContent = "no game yet"; $("new-game").hidden = !authed; return; }
     if (view) view.update(state);
-    const last = state.last_move;
-    let lastText = "";
-    if (last) lastText = last.kind === "play" ? `${name(last.player)} played ${last.name}` : `${name(last.player)} ${last.kind === "pass" ? "passed" : last.kind === "skip" ? "skipped a turn" : "resigned"}`;
-    const capt = state.last_captured && state.last_captured.length ? ` capturing ${state.last_captured.length}` : "";
+    const lastText = state.last_move ? state.last_move.words : "";
     let turn;
     if (state.result) turn = `Game over: ${escapeHtml(state.result_words || state.result)}`;
     else if (state.phase === "cleanup") turn = "Game over: counting";
     else turn = `${dot(state.to_move)}${escapeHtml(name(state.to_move))} to move`;
-    $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) + capt : ""}</div>`;
+    $("turn").innerHTML = `${turn}<div class="muted">move ${state.move_number}${lastText ? " · " + escapeHtml(lastText) : ""}</div>`;
     $("pause-btn").textContent = state.paused ? "Resume" : "Pause";
     $("pause-btn").dataset.action = state.paused ? "resume" : "pause";
     showControls();
@@ -249,9 +253,14 @@ import { liveStream, showStatus } from "./live.js";
   }
 
   document.querySelectorAll("#controls button[data-action]").forEach((b) =>
-    b.addEventListener("click", () => {
+    b.addEventListener("click", async () => {
       const a = b.dataset.action;
-      if (a === "resign" && !confirm(`${name(state.to_move)} resigns?`)) return;
+      if (a === "resign") {
+        const can = state.players.map((pl, p) => ({ player: p, name: pl.name, out: pl.resigned })).filter((x) => !x.out);
+        const who = await companion.whoResigns(can, state.phase === "cleanup" ? null : state.to_move);
+        if (who !== null) send("resign", { player: who });
+        return;
+      }
       send(a);
     }));
   setInterval(renderClocks, 250);
