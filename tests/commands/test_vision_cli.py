@@ -198,12 +198,18 @@ def test_eval_renders_prints_a_line_per_board_look() -> None:
     assert all(line.split()[0] in ("wood", "pale", "magnetic") for line in lines[1:])
 
 
+def test_eval_renders_reads_with_the_reader_asked_for() -> None:
+    res = CliRunner().invoke(main, ["eval-renders", "--factors", "1", "--reader", "net"])
+    assert res.exit_code == 0, res.output
+    assert "seeds 1000000..1000000" in res.output and "net reader" in res.output
+
+
 def test_eval_renders_factor_tables_on_fresh_3d_renders() -> None:
     """--factors N: N 3D renders from seed 10**6 on (never trained on), a table per factor,
     every visible point counted once per table."""
     res = CliRunner().invoke(main, ["eval-renders", "--factors", "2"])
     assert res.exit_code == 0, res.output
-    assert "seeds 1000000..1000001" in res.output
+    assert "seeds 1000000..1000001" in res.output and "classic reader" in res.output
     blocks = res.output.split("\n\n")[1:]
     titles = [b.splitlines()[0] for b in blocks]
     assert titles[0] == "all" and "light colour" in titles and "camera elevation (deg)" in titles
