@@ -21,18 +21,9 @@ from companion.vision.stone_net import (
     decide,
     view_size,
 )
+from tests.support.boards import SCATTERED_9
 
-ROWS = [
-    ". . . . . . . . .",
-    ". W . . . . . B .",
-    ". . B . . . . . .",
-    ". . . W W . . . .",
-    ". . . W B . . . .",
-    ". . . . . . W . .",
-    ". B . . . . . . .",
-    ". . . . . . . W .",
-    "W . . . . . . . B",
-]
+ROWS = SCATTERED_9
 
 
 def test_the_board_view_puts_every_point_on_its_pixel() -> None:
