@@ -266,3 +266,20 @@ def test_read_warns_when_the_board_moved(
     cv2.imwrite(str(moved), np.roll(image, 25, axis=1))
     res = CliRunner().invoke(main, ["read", str(moved), "--profile", str(prof)])
     assert "moved" in res.stderr
+
+
+def test_eval_photos_hold_out_names_a_source_of_the_folder() -> None:
+    """--hold-out splits a leave-one-out run by source: only with --leave-one-out, and only a
+    source the folder has (the error lists them); refused before any training starts."""
+    from tests.support.paths import SHARED
+
+    photos = SHARED / "data" / "photos"
+    if not photos.is_dir():
+        pytest.skip("../shared/data/photos is absent")
+    res = CliRunner().invoke(main, ["eval-photos", str(photos), "--hold-out", "imago/t1"])
+    assert res.exit_code == 2 and "--hold-out goes with --leave-one-out" in res.output
+    res = CliRunner().invoke(
+        main, ["eval-photos", str(photos), "--leave-one-out", "--hold-out", "nope"]
+    )
+    assert res.exit_code == 2 and "no source 'nope'" in res.output
+    assert "imago/t2" in res.output and "Traceback" not in res.output
