@@ -137,7 +137,7 @@ def test_a_hand_over_the_board_is_unknown_never_a_stone() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the shipped weights (r4_m3) still read a stone between points (MODEL_CARD.md)",
+    reason="the shipped weights (r5_a) still read a stone between points (MODEL_CARD.md)",
 )
 def test_a_spot_placed_between_points_reads_no_stone() -> None:
     """A hand-placed map spot dragged off its stone to between four points (the calibrate page)
