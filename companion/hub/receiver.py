@@ -143,6 +143,9 @@ class Receiver:
         self._stop.set()
         self._watchdog.join(timeout)
         self._watchdog = None
+        client = self._client
+        if client is not None and self.alive:
+            self._drain(client, min(timeout, 1.0))
         with self._lock:
             client, thread = self._client, self._thread
             self._generation += 1
@@ -151,6 +154,18 @@ class Receiver:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
         self._connected.clear()
+
+    def _drain(self, client: mqtt.Client, timeout: float) -> None:
+        """Wait (at most ``timeout``) for the handler in progress to end and the loop to send
+        what it queued: paho writes a disconnect asked from another thread at once, ahead of
+        acknowledgements the loop has not written yet, and the broker would deliver those
+        messages again to the next hub of this session (refused twice, or a poison twice)."""
+        deadline = time.monotonic() + timeout
+        while self._busy_since is not None or client.want_write():
+            if time.monotonic() > deadline:
+                log.warning("hub: stopping with messages not yet acknowledged to the broker")
+                return
+            time.sleep(0.01)
 
     def __enter__(self) -> Receiver:
         return self.start()
@@ -185,6 +200,7 @@ class Receiver:
         client.on_connect = self._callback(generation, self._on_connect)
         client.on_disconnect = self._callback(generation, self._on_disconnect)
         client.on_message = self._callback(generation, self._on_message)
+        client.on_subscribe = self._callback(generation, self._on_subscribe)
         client.connect_async(self.host, self.port, keepalive=self.keepalive)
         thread = threading.Thread(
             target=self._net_main, args=(client,), name=f"hub-mqtt-{generation}", daemon=True
@@ -236,6 +252,17 @@ class Receiver:
             return
         self.last_error = None
         client.subscribe(self.subscriptions)
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
+    ) -> None:
+        """Following starts when the broker has the subscriptions (and so keeps messages for
+        this session while the hub is away), not when the request was sent."""
+        refused = [r for r in reasons if r.is_failure]
+        if refused:
+            self.last_error = f"the broker refused the subscriptions: {refused[0]}"
+            log.warning("hub: %s", self.last_error)
+            return
         self._connected.set()
 
     def _on_disconnect(

@@ -28,7 +28,15 @@ from companion.hub.config import PublishConfig
 from companion.hub.hub import Hub
 from companion.hub.publisher import TablePublisher
 from tests.support.hub_probe import EVENTS, GUESS, SECRET, STATE, STATUS, poison
-from tests.support.hub_tables import Sender, Table, caught_up, envelope, hub_for, publisher
+from tests.support.hub_tables import (
+    Sender,
+    Table,
+    caught_up,
+    envelope,
+    hub_for,
+    publisher,
+    quiet,
+)
 
 OTHER = GUESS
 
@@ -94,6 +102,7 @@ def test_a_restarted_hub_gets_the_queued_poison_once_and_follows(
         hub = hub_for(broker, "hub-persistent")
         assert hub.wait_for(lambda h: following(h, table), 10)
         assert hub.wait_for(lambda h: h.receiver.refused == len(poison()), 5)
+        assert quiet(hub)  # acknowledged, and the broker has read the acknowledgements
         hub.stop()
         table.play(2)
         hub = hub_for(broker, "hub-persistent")  # and again: nothing redelivered

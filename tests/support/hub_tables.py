@@ -74,6 +74,24 @@ def hub_for(broker: Mosquitto, name: str = "hub-test", **kw: object) -> Hub:
     return hub
 
 
+def quiet(hub: Hub, still: float = 0.3, timeout: float = 10.0) -> bool:
+    """Wait until no message has reached ``hub`` for ``still`` seconds. A hub stopped while the
+    broker is still sending to it closes a socket holding unread data; TCP then resets the
+    connection and the broker may never read the acknowledgements and the goodbye sent just
+    before, so it delivers those messages again (QoS 1 is at least once). Tests that count
+    deliveries across a restart stop the hub when the line is quiet."""
+    deadline = time.monotonic() + timeout
+    seen, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        count = hub.receiver.handled + hub.receiver.refused
+        if count != seen:
+            seen, since = count, time.monotonic()
+        elif time.monotonic() - since >= still:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def caught_up(hub: Hub, name: str, table: HasJournal) -> bool:
     """Whether the hub's mirror of ``name`` holds everything in the table's journal."""
     mirror = hub.mirror(name)
