@@ -62,6 +62,7 @@ SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
+INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 
 
 @dataclass(frozen=True)
@@ -459,6 +460,7 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
     found = _whole(_locate(bh, masks, sizes, size is not None), bh, masks, sizes, size)
+    looks = [(bh, masks[:2])]
     sharpened = False
     if found is None or found[0] < GOOD_SCORE:
         # blurred (focus, motion): lines too soft for the masks; sharpen and look again
@@ -466,12 +468,20 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         sharp = soft + SHARPEN * (soft - cv2.GaussianBlur(soft, (0, 0), 3.0))
         bh2, masks2 = line_masks(np.asarray(np.clip(sharp, 0, 255), dtype=np.uint8), kernel)
         again = _whole(_locate(bh2, masks2, sizes, size is not None), bh2, masks2, sizes, size)
+        looks.append((bh2, masks2[:2]))
         if again is not None and (found is None or again[0] > found[0]):
             found, sharpened = again, True
     if found is None or found[0] < SURE_SCORE or sharpened:
+        edges = board_quads(small, limit=4)
+        # a textured cloth joins the board's lines into one net with its own strokes: the
+        # lines inside each board outline alone
+        for look_bh, look_masks in looks if found is None else ():
+            inside = _lines_in_edges(edges, look_bh, look_masks, sizes, size)
+            if inside is not None and (found is None or inside[0] > found[0]):
+                found = inside
         # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
         # lattice of whatever marks its points
-        edge = _from_edge(small, bh, sizes)
+        edge = _from_edge(small, bh, sizes, edges)
         if edge is not None:
             ev, quad, n, dist = edge
             if found is None or found[0] < GOOD_SCORE:
@@ -511,14 +521,52 @@ def _whole(
     return _locate(bh, masks, bigger, False)
 
 
+def _lines_in_edges(
+    edges: Sequence[tuple[float, Corners]],
+    bh: NDArray[np.uint8],
+    masks: Sequence[NDArray[np.uint8]],
+    sizes: Sequence[int],
+    size: int | None,
+) -> tuple[float, Corners, int] | None:
+    """The best grid of lines found inside one of the board outlines ``edges`` alone (its
+    strokes cut off from a cloth's or a table's, which join them into one net): (score,
+    corners, size) or None."""
+    best: tuple[float, Corners, int] | None = None
+    for _solidity, edge in edges:
+        outline = np.zeros(bh.shape, np.uint8)
+        cv2.fillConvexPoly(outline, np.round(edge).astype(np.int32), (1,))
+        # a few pixels in from the outline: the border of board and cloth is no grid line
+        square = cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
+        inside = np.asarray(cv2.erode(outline, square), dtype=np.uint8)
+        if not inside.any():
+            continue
+        own_bh = np.asarray(bh * inside, dtype=np.uint8)
+        own = [np.asarray(m * inside, dtype=np.uint8) for m in masks]
+        found = _whole(_locate(own_bh, own, sizes, size is not None), own_bh, own, sizes, size)
+        if found is None or (best is not None and found[0] <= best[0]):
+            continue
+        # the grid fills most of its board (a block of it, or lines on a cloth inside an
+        # outline too big, do not)
+        share = cv2.contourArea(found[1].astype(np.float32)) / max(
+            1.0, cv2.contourArea(edge.astype(np.float32))
+        )
+        if share >= INSIDE_SHARE:
+            best = found
+    return best
+
+
 def _from_edge(
-    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int]
+    small: Image,
+    bh: NDArray[np.uint8],
+    sizes: Sequence[int],
+    edges: Sequence[tuple[float, Corners]],
 ) -> tuple[float, Corners, int, NDArray[np.float32]] | None:
-    """The best grid centred in a board edge: (:func:`evidence`, corners, size, distance from
-    the board's colour), or None when no edge holds a grid with enough evidence."""
+    """The best grid centred in one of the board outlines ``edges``: (:func:`evidence`,
+    corners, size, distance from the board's colour), or None when no edge holds a grid with
+    enough evidence."""
     lab = to_lab(small)
     cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
-    for _solidity, edge in board_quads(small, limit=4):
+    for _solidity, edge in edges:
         dist = distance_map(lab, margin_colour(lab, edge))
         cands.extend(
             (evidence(dist, bh, quad, n), quad, n, dist)

@@ -260,3 +260,16 @@ def test_a_part_of_a_board_seen_clearly_gives_way_to_the_whole() -> None:
     assert _found_within(whole[1], r.corners[0], 19) <= 0.25
     # told the size, the finder takes the block as it is
     assert fb._whole((1.0, block, 13), bh, masks, (13,), 13) == (1.0, block, 13)
+
+
+def test_lines_on_a_checked_cloth_are_cut_off_at_the_board_outline() -> None:
+    """Tuning scene 153: a 19x19 board on a checked cloth whose strokes join the board's
+    lines into one net filling the frame (no grid from the net alone); the lines inside the
+    board's outline alone are the grid."""
+    from companion.vision.finder_eval import scene_cases
+
+    case = next(scene_cases([153], []))
+    found = find_board(case.image)
+    assert case.corners is not None
+    assert found.size == case.size == 19
+    assert _found_within(found.corners, case.corners, 19) <= 0.25
