@@ -1,0 +1,147 @@
+"""Train the board proposer of :mod:`companion.vision.board_net` and export it to ONNX.
+
+Reproducible from a seed: the frames (:mod:`companion.vision.board_data`) are rendered from
+seeds below 10**6 and cached, the network's initial weights and every augmented view are
+drawn from ``seed``, and torch runs deterministically on the CPU. Needs the ``train`` extra
+(PyTorch, onnx); the Pi never imports this module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from companion.errors import CompanionError
+from companion.vision.board_data import Frame, sample
+from companion.vision.board_net import INPUT_H, INPUT_W
+
+
+def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class BoardModel(nn.Module):
+    """A small encoder-decoder: down to a 32nd for context (which peaks are the outermost
+    crossings is a question about the whole board), back up to a quarter for the maps.
+    ``forward`` gives logits, and so does the ONNX file (cv2.dnn 4.10 gets a trailing
+    Sigmoid after this graph wrong): :mod:`companion.vision.board_net` applies it."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.s4 = nn.Sequential(_conv(3, w // 2, 2), _conv(w // 2, w, 2), _conv(w, w))
+        self.s8 = nn.Sequential(_conv(w, w * 3 // 2, 2), _conv(w * 3 // 2, w * 3 // 2))
+        self.s16 = nn.Sequential(_conv(w * 3 // 2, w * 2, 2), _conv(w * 2, w * 2, dilation=2))
+        self.s32 = nn.Sequential(_conv(w * 2, w * 3, 2), _conv(w * 3, w * 3, dilation=2))
+        self.up16 = _conv(w * 3 + w * 2, w * 2)
+        self.up8 = _conv(w * 2 + w * 3 // 2, w * 3 // 2)
+        self.up4 = _conv(w * 3 // 2 + w, w)
+        self.head = nn.Conv2d(w, 2, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a4 = self.s4(x)
+        a8 = self.s8(a4)
+        a16 = self.s16(a8)
+        a32 = self.s32(a16)
+        y = self.up16(torch.cat([self.up(a32), a16], 1))
+        y = self.up8(torch.cat([self.up(y), a8], 1))
+        y = self.up4(torch.cat([self.up(y), a4], 1))
+        out: torch.Tensor = self.head(y)
+        return out
+
+
+def focal(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss for the corner map (few positive cells)."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = target.ge(0.99).float()
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)
+    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1.0)
+
+
+@dataclass(frozen=True)
+class Settings:
+    seed: int = 0
+    steps: int = 3000
+    batch: int = 16
+    lr: float = 3e-3
+    width: int = 16
+    threads: int = 1
+
+
+def batch(frames: Sequence[Frame], rng: np.random.Generator, n: int) -> tuple[torch.Tensor, ...]:
+    """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks)."""
+    xs, hs, ms = [], [], []
+    for i in rng.integers(0, len(frames), n):
+        x, h, m = sample(frames[int(i)], rng)
+        xs.append(x.transpose(2, 0, 1))
+        hs.append(h[None])
+        ms.append(m[None])
+    return (
+        torch.from_numpy(np.stack(xs)),
+        torch.from_numpy(np.stack(hs)),
+        torch.from_numpy(np.stack(ms)),
+    )
+
+
+def train(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> BoardModel:
+    """A model trained on augmented views of ``frames`` (the same frames and settings give
+    the same weights)."""
+    if not frames:
+        raise CompanionError("nothing to train on")
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng(settings.seed)
+    model = BoardModel(settings.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=settings.lr, total_steps=max(1, settings.steps), pct_start=0.15
+    )
+    bce = nn.BCEWithLogitsLoss()
+    model.train()
+    for step in range(settings.steps):
+        x, heat, mask = batch(frames, rng, settings.batch)
+        out = model(x)
+        loss = focal(out[:, :1], heat) + bce(out[:, 1:], mask)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if on_step is not None:
+            on_step(step, float(loss.detach()))
+    model.eval()
+    return model
+
+
+def export(model: BoardModel, path: Path) -> None:
+    """Write ``model`` as ONNX (opset 13, fixed input size) for cv2.dnn."""
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not gone
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model,
+            (dummy,),
+            str(path),
+            input_names=["image"],
+            output_names=["maps"],
+            opset_version=13,
+            dynamo=False,
+        )

@@ -1,0 +1,146 @@
+"""The learned board proposer: its maps decoded, the shipped network on a held-out render and
+on a cloth, the finder without weights, and the training pipeline end to end (a smoke run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.errors import BoardNotFound
+from companion.vision import board_data, board_net
+from companion.vision.find_board import find_board
+from companion.vision.finder_eval import cloth, corner_error
+from companion.vision.scene import TEST_SEEDS_FROM, render_scene
+
+HELD_OUT = TEST_SEEDS_FROM + 4321  # a scene seed no network was trained on
+
+
+def _maps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maps as the network should draw them for a board with these corners (input pixels)."""
+    return board_data.targets(corners)
+
+
+def test_four_peaks_and_their_mask_decode_to_the_corners() -> None:
+    truth = np.array([[60.3, 40.2], [200.6, 52.1], [190.2, 170.4], [48.7, 150.9]])
+    heat, mask = _maps(truth)
+    (conf, corners), *_ = board_net.decode(heat, mask)
+    assert conf > 0.5
+    assert np.abs(corners - truth).max() < 1.5  # pixels of the 256 x 192 input
+
+
+def test_a_fifth_peak_off_the_mask_is_left_out() -> None:
+    """A stone or a cloth corner can light up as a corner; the mask says which four make
+    the board."""
+    truth = np.array([[60.0, 40.0], [200.0, 52.0], [190.0, 170.0], [48.0, 150.0]])
+    heat, mask = _maps(truth)
+    stray, _ = _maps(np.array([[240.0, 10.0]] * 4))
+    best = board_net.decode(np.maximum(heat, stray), mask)[0][1]
+    assert np.abs(best - truth).max() < 1.5
+
+
+def test_maps_without_peaks_propose_nothing() -> None:
+    heat, mask = _maps(None)
+    assert board_net.decode(heat, mask) == []
+
+
+def test_letterbox_maps_points_both_ways() -> None:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    cv2.circle(image, (1000, 200), 12, (255, 255, 255), -1)
+    view, k, off = board_net.letterbox(image)
+    assert view.shape == (board_net.INPUT_H, board_net.INPUT_W, 3)
+    x, y = np.array([1000.0, 200.0]) * k + off
+    assert view[round(y), round(x)].min() > 200  # the spot lands where the mapping says
+    ys, _xs = np.nonzero(view[..., 0] > 0)
+    assert ys.min() > 0 and ys.max() < board_net.INPUT_H - 1  # 16:9 letterboxed into 4:3
+
+
+def test_shipped_network_finds_a_held_out_scene() -> None:
+    """A 3D-rendered photo from the test seeds: the proposal alone lies near the truth, and
+    the finder with it finds the board."""
+    sc = render_scene(HELD_OUT, size=19, width=640, height=480)
+    truth = sc.corners[0]
+    proposals = board_net.propose(sc.image)
+    assert proposals, "the network proposed nothing"
+    assert corner_error(proposals[0], truth, 19) < 1.0  # near enough to snap to the crossings
+    found = find_board(sc.image)
+    assert found.size == 19
+    assert corner_error(found.corners, truth, 19) <= 0.25
+
+
+@pytest.mark.parametrize("seed", [5, 11])
+def test_no_board_no_proposal_no_board(seed: int) -> None:
+    image = cloth((480, 640), seed)
+    assert board_net.propose(image) == []
+    with pytest.raises(BoardNotFound):
+        find_board(image)
+
+
+def test_without_weights_the_finder_works_as_before(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    sc = render_scene(HELD_OUT + 1, size=9, width=640, height=480)
+    with_net = board_net.propose(sc.image)
+    monkeypatch.setattr(board_net, "WEIGHTS", tmp_path / "none.onnx")
+    assert board_net.load() is None
+    assert board_net.propose(sc.image) == []
+    assert board_net.candidates(sc.image, np.zeros((4, 4, 3), np.float32), (9,), _no_judge) == []
+    found = find_board(sc.image)
+    assert found.size == 9
+    assert corner_error(found.corners, sc.corners[0], 9) <= 0.25
+    assert with_net  # and the weights were really what made the difference above
+
+
+def _no_judge(dist: object, quad: object, n: int) -> float:
+    raise AssertionError("nothing to judge without weights")
+
+
+def test_a_damaged_weights_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "board.onnx"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(board_net.VisionError, match="cannot load the board network"):
+        board_net.propose(np.zeros((120, 160, 3), np.uint8), path=bad)
+
+
+def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) -> None:
+    """A few steps on two frames, exported to ONNX, read back through cv2.dnn (smoke test:
+    the pipeline, not the figures)."""
+    torch = pytest.importorskip("torch")
+    from companion.vision import train_board
+
+    frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
+    losses: list[float] = []
+    model = train_board.train(
+        frames,
+        train_board.Settings(seed=1, steps=3, batch=2, width=8),
+        lambda _s, v: losses.append(v),
+    )
+    assert len(losses) == 3 and all(np.isfinite(losses))
+    path = tmp_path / "board.onnx"
+    train_board.export(model, path)
+    view, _k, _off = board_net.letterbox(frames[0].image)
+    heat, mask = board_net.load(path).maps(view)  # type: ignore[union-attr]
+    with torch.no_grad():
+        x = torch.from_numpy(view.astype(np.float32).transpose(2, 0, 1)[None] / 255.0)
+        ref = torch.sigmoid(model(x))[0].numpy()
+    assert np.abs(heat - ref[0]).max() < 1e-4
+    assert np.abs(mask - ref[1]).max() < 1e-4
+
+
+def test_train_board_refuses_test_seeds() -> None:
+    result = CliRunner().invoke(
+        main, ["train-board", "--scenes", "10", "--render-seed", str(TEST_SEEDS_FROM - 5)]
+    )
+    assert result.exit_code == 2
+    assert "below 1000000" in result.output
+
+
+def test_held_out_photos_are_never_training_frames() -> None:
+    with pytest.raises(board_data.CompanionError, match="held out"):
+        board_data.photo_frames("../shared/data/photos", ["imago"])
+    with pytest.raises(board_data.CompanionError):
+        board_data.scene_frame(TEST_SEEDS_FROM)
