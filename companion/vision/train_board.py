@@ -21,6 +21,8 @@ from companion.errors import CompanionError
 from companion.vision.board_data import Frame, sample
 from companion.vision.board_net import INPUT_H, INPUT_W
 
+PEAK_WEIGHT = 20.0  # extra weight of the cells under a corner peak
+
 
 def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
     return nn.Sequential(
@@ -61,13 +63,13 @@ class BoardModel(nn.Module):
         return out
 
 
-def focal(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """CenterNet's penalty-reduced focal loss for the corner map (few positive cells)."""
-    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
-    pos = target.ge(0.99).float()
-    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
-    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)
-    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1.0)
+def heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy against the soft corner peaks, cells near a corner weighted up (they
+    are few): the network learns the peak's shape, so its centre can be found between cells.
+    (CenterNet's focal loss wants a cell at exactly 1, which an off-centre peak lacks.)"""
+    weight = 1.0 + PEAK_WEIGHT * target
+    loss = nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight)
+    return loss
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def train(
     for step in range(settings.steps):
         x, heat, mask = batch(frames, rng, settings.batch)
         out = model(x)
-        loss = focal(out[:, :1], heat) + bce(out[:, 1:], mask)
+        loss = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
         opt.zero_grad()
         loss.backward()
         opt.step()
