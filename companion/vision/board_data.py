@@ -30,7 +30,7 @@ F32 = NDArray[np.float32]
 STORE_SIDE = 384  # longer side of a stored frame, pixels
 TEST_SEEDS_FROM = 1_000_000  # = companion.vision.scene.TEST_SEEDS_FROM (not imported: slow)
 HELD_OUT_SETS = ("imago",)  # photo sets eval-finder --part held-out measures: never trained on
-SIGMA = 1.0  # corner peaks' spread in output cells
+SIGMA = 1.2  # corner peaks' spread in output cells
 _FRAMES = ((4, 3), (16, 9), (4, 3), (3, 4), (4, 3))  # aspect ratios as eval-finder draws them
 
 
@@ -201,7 +201,7 @@ def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
     h, w = img.shape[:2]
     # a random turn, scale and shift of the whole frame (the board may leave the view a bit)
     ang = rng.uniform(-180, 180) if rng.uniform() < 0.5 else rng.uniform(-20, 20)
-    scale = float(np.exp(rng.uniform(-0.35, 0.25)))
+    scale = float(np.exp(rng.uniform(-0.45, 0.3)))
     centre = (w / 2 + rng.uniform(-0.15, 0.15) * w, h / 2 + rng.uniform(-0.15, 0.15) * h)
     m = np.asarray(cv2.getRotationMatrix2D(centre, ang, scale), np.float64)
     m[:, 2] += np.array([w / 2 - centre[0], h / 2 - centre[1]])

@@ -120,6 +120,9 @@ def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) ->
         lambda _s, v: losses.append(v),
     )
     assert len(losses) == 3 and all(np.isfinite(losses))
+    again = train_board.train(frames, train_board.Settings(seed=1, steps=3, batch=2, width=8))
+    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
     path = tmp_path / "board.onnx"
     train_board.export(model, path)
     view, _k, _off = board_net.letterbox(frames[0].image)
