@@ -53,6 +53,30 @@ def _corners(
     return parse_corners(value)
 
 
+def _stone_reader(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from companion.vision.read_stones import check_reader
+
+    if value is not None:
+        try:
+            check_reader(value)
+        except CompanionError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
+#: ``--reader``: which stone reader reads a camera's or a photo's board (``read``, ``track``,
+#: ``serve``, ``run``, ``eval-photos``, ``bench read``). None leaves the choice to a profile.
+reader_option = click.option(
+    "--reader",
+    "stone_reader",
+    default=None,
+    callback=_stone_reader,
+    metavar="classic|net",
+    help="Stone reader: classic (hand-made cues) or net (the learned classifier) "
+    "[default: the profile's, else classic].",
+)
+
+
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not value > 0:
         raise click.BadParameter("must be positive")
@@ -168,7 +192,7 @@ def table_options(f: F) -> F:
 
 
 def camera_options(f: F) -> F:
-    """``--profile``, ``--corners``: where a camera's board is."""
+    """``--profile``, ``--corners``, ``--reader``: where a camera's board is, what reads it."""
     return _apply(
         f,
         [
@@ -186,6 +210,7 @@ def camera_options(f: F) -> F:
                 metavar="x1,y1,...,x4,y4",
                 help="Corner intersections TL,TR,BR,BL in camera pixels.",
             ),
+            reader_option,
         ],
     )
 
@@ -229,6 +254,7 @@ _SHARED = {
     "board": "board",
     "profile": "profile_path",
     "corners": "corners",
+    "stone_reader": "stone_reader",
     "still_time": "still_time",
     "fps": "fps",
     "rules": "rules",

@@ -7,6 +7,7 @@ board -- rendered by :mod:`companion.vision.render` and read with the true corne
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 import click
@@ -30,13 +31,26 @@ CASES: list[tuple[str, int, dict[str, object]]] = [
 
 @click.command()
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 100))
-def command(seeds: int) -> None:
+@click.option(
+    "--factors",
+    default=0,
+    type=click.IntRange(0, 100000),
+    help="Instead: this many fresh 3D test renders (seeds from 10**6, never trained on), "
+    "one table per factor.",
+)
+def command(seeds: int, factors: int) -> None:
     """Per board look: spots read right, unknown and wrong over SEEDS random positions.
 
     Spots a hand covers are counted apart: "hidden ?" is how many of them read unknown, and
     "hidden wrong" how many read a wrong stone or empty. Mistakes are listed as truth then
-    reading (``W.``: a white stone read empty).
+    reading (``W.``: a white stone read empty). With --factors N: N fresh 3D renders
+    (companion/vision/scene, seeds from 10**6: training uses seeds below) read with their true
+    corners, and a table per factor (light colour, camera elevation, stones on the board,
+    focus and motion blur, hand, board, stones).
     """
+    if factors:
+        _by_factor(factors)
+        return
     from companion.vision.pipeline import read_photo
     from companion.vision.render import random_position, render_board
 
@@ -66,3 +80,78 @@ def command(seeds: int) -> None:
         if hidden:
             line += f"  hidden ?:{hidden_unknown}/{hidden} hidden wrong:{hidden_wrong}"
         click.echo(line)
+
+
+#: The per-factor tables: (title, scene factor); numeric factors are binned as
+#: :data:`companion.vision.scene.factors.BINS` says.
+FACTOR_TABLES = (
+    ("light colour", "light_colour"),
+    ("light", "light"),
+    ("camera elevation (deg)", "elevation_deg"),
+    ("stones on the board", "stones"),
+    ("focus blur", "blur_px"),
+    ("motion blur", "motion_px"),
+    ("hand", "hand"),
+    ("board", "board"),
+    ("stones", "stones_style"),
+)
+
+
+def _draw(seed: int) -> tuple[dict[str, str], object, int]:
+    """One 3D test render (:func:`companion.vision.scene.render_scene`, every factor drawn
+    from the seed): (table -> bucket, scene, size). 19x19 three times in five, else 9 or 13."""
+    import numpy as np
+
+    from companion.vision.scene import render_scene
+    from companion.vision.scene.factors import bucket
+
+    size = int(np.random.default_rng([seed, 7]).choice([9, 13, 19, 19, 19]))
+    scene = render_scene(seed, size=size, width=640, height=480)
+    factors = {title: bucket(key, scene.factors[key]) for title, key in FACTOR_TABLES}
+    return factors, scene, size
+
+
+def _by_factor(count: int) -> None:
+    from collections import defaultdict
+
+    from companion.vision.pipeline import read_photo
+    from companion.vision.scene import TEST_SEEDS_FROM
+
+    tallies: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+    seeds = range(TEST_SEEDS_FROM, TEST_SEEDS_FROM + count)
+    with click.progressbar(seeds, label="test renders", file=sys.stderr) as bar:
+        for seed in bar:
+            factors, frame, size = _draw(seed)
+            read = read_photo(frame.image, size=size, corners=frame.corners[0]).observation  # type: ignore[attr-defined]
+            c: Counter[str] = Counter()
+            for i, (truth, got) in enumerate(zip(frame.tokens, read.states, strict=True)):  # type: ignore[attr-defined]
+                if i in frame.hidden:  # type: ignore[attr-defined]
+                    c["hidden"] += 1
+                    c["hidden wrong"] += got not in ("?", truth)
+                    continue
+                c["points"] += 1
+                c["right"] += got == truth
+                c["unknown"] += got == "?"
+                c["wrong"] += got not in ("?", truth)
+                c["swaps"] += {truth, got} == {"B", "W"}
+            c["boards"] = 1
+            tallies["all"]["all"] += c
+            for factor, bucket in factors.items():
+                tallies[factor][bucket] += c
+    click.echo(
+        f"{count} fresh 3D test renders (seeds {TEST_SEEDS_FROM}..{TEST_SEEDS_FROM + count - 1}, "
+        "never trained on), true corners"
+    )
+    for factor, buckets in tallies.items():
+        click.echo(f"\n{factor}")
+        click.echo(
+            f"  {'':<16}{'boards':>7}{'points':>8}{'right':>9}{'unknown':>9}{'wrong':>8}"
+            f"{'swaps':>6}{'hidden':>8}{'hid. wrong':>11}"
+        )
+        for name, c in sorted(buckets.items()):
+            pts = max(1, c["points"])
+            click.echo(
+                f"  {name:<16}{c['boards']:>7}{c['points']:>8}{100 * c['right'] / pts:>8.2f}%"
+                f"{100 * c['unknown'] / pts:>8.2f}%{100 * c['wrong'] / pts:>7.2f}%"
+                f"{c['swaps']:>6}{c['hidden']:>8}{c['hidden wrong']:>11}"
+            )

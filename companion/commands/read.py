@@ -6,6 +6,7 @@ import json
 
 import click
 
+from companion.commands._options import reader_option
 from companion.errors import CompanionError
 
 #: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
@@ -73,9 +74,15 @@ def _print_layers(profile: object, obs: object, as_json: bool) -> None:
     type=click.Path(dir_okay=False),
     help="Calibration profile (calibration/*.json) for this camera and board.",
 )
+@reader_option
 @click.option("--json", "as_json", is_flag=True, help="Also print confidences, corners and time.")
 def command(
-    photo: str, size: int | None, corners: str | None, profile_path: str | None, as_json: bool
+    photo: str,
+    size: int | None,
+    corners: str | None,
+    profile_path: str | None,
+    stone_reader: str | None,
+    as_json: bool,
 ) -> None:
     """Read the stones on a board photo: N lines of N tokens (. B W, ? for unknown).
 
@@ -85,12 +92,13 @@ def command(
     from companion.vision.photoset import load_image
     from companion.vision.pipeline import read_photo
     from companion.vision.profile import load_profile
+    from companion.vision.read_stones import DEFAULT_READER
 
     quad = _corners(corners)
     try:
         image = load_image(photo)
         if profile_path is not None and quad is None:
-            profile = load_profile(profile_path)
+            profile = load_profile(profile_path).with_reader(stone_reader)
             if profile.moved(image):
                 click.echo(
                     "warning: the grid lines are not where the profile expects them; the board "
@@ -102,7 +110,9 @@ def command(
                 return
             reading = profile.read_photo(image)
         else:
-            reading = read_photo(image, size=size, corners=quad)
+            reading = read_photo(
+                image, size=size, corners=quad, reader=stone_reader or DEFAULT_READER
+            )
     except CompanionError as exc:
         raise click.ClickException(_named(photo, exc)) from None
     if as_json:

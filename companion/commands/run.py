@@ -126,6 +126,7 @@ def command(
     snapshot_every: float,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     still_time: float | None,
     fps: float | None,
     pins_path: str | None,

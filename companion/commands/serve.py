@@ -155,6 +155,7 @@ def command(
     source: str,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     demo: bool,
     rules: str,
     time_control: str | None,

@@ -86,6 +86,7 @@ def command(
     size: int | None,
     profile_path: str | None,
     corners: list[list[float]] | None,
+    stone_reader: str | None,
     rules: str,
     handicap: int | None,
     placement: str,
@@ -117,7 +118,12 @@ def command(
             # Without a profile the board is found by the photo reader: on every photo of a
             # folder (separate photos, the camera may have moved), once for a video or camera.
             reader.reader = PhotoReader(
-                size=size, corners=corners, refind=reader.word == "dir", source=source, warn=warn
+                size=size,
+                corners=corners,
+                refind=reader.word == "dir",
+                source=source,
+                warn=warn,
+                stone_reader=options.stone_reader,
             )
         table = GameTable(rules, reader.topology, handicap=handicap, placement=placement)
         loop = ObservationLoop(table, reader)

@@ -34,7 +34,8 @@ MOVED_CHECK_EVERY = 2.0
 class FrameInput(Input):
     """Frames of ``spec`` (``picam[:N]``, ``usb:N``, ``dir:PATH``, ``video:PATH``) read by
     ``reader`` (default: a :class:`~companion.runtime.reading.ProfileReader` for ``board`` from
-    ``profile``, else ``corners``, else found on the first frame).
+    ``profile``, else ``corners``, else found on the first frame; ``stone_reader`` names the
+    stone reader, else the profile's own choice).
 
     ``picture_every``: seconds (wall time) between annotated pictures for the camera page; 0
     makes one every frame. ``frames`` replaces the source with given frames (benches, tests).
@@ -56,6 +57,7 @@ class FrameInput(Input):
         recording: bool = False,
         picture_every: float = 0.0,
         reader: BoardReader | None = None,
+        stone_reader: str | None = None,
         frames: Iterable[Any] | None = None,
     ) -> None:
         if still_time is None:
@@ -74,7 +76,7 @@ class FrameInput(Input):
         self.fps = fps or 30.0
         self.picture_every = picture_every
         self.reader: BoardReader = reader or ProfileReader(
-            board, profile_path=profile, corners=corners
+            board, profile_path=profile, corners=corners, stone_reader=stone_reader
         )
         self._given = frames
         self.still: np.ndarray[Any, Any] | None = None
@@ -98,6 +100,7 @@ class FrameInput(Input):
             fps=options.fps,
             recording=options.recording,
             picture_every=options.picture_every,
+            stone_reader=options.stone_reader,
             **tracker,
         )
 

@@ -139,6 +139,8 @@ class InputOptions:
     board: str | None = None
     profile: str | Path | None = None
     corners: Sequence[Sequence[float]] | None = None
+    # the stone reader of a camera ("classic" or "net"); None: the profile's, else the default
+    stone_reader: str | None = None
     still_time: float | None = None
     max_unknown: float | None = None
     infer_passes: bool | None = None

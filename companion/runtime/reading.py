@@ -105,7 +105,8 @@ def profile_points(profile: Any, n: int) -> tuple[Image, float]:
 class ProfileReader:
     """Reads through a calibration profile: the file ``profile_path``, else one made from
     ``corners`` (TL, TR, BR, BL corner intersections of each grid), else the board found on the
-    first frame. The calibration page can swap the profile while the loop runs."""
+    first frame. The calibration page can swap the profile while the loop runs. ``stone_reader``
+    (``classic`` or ``net``) overrides the profile's own choice of stone reader."""
 
     def __init__(
         self,
@@ -113,17 +114,19 @@ class ProfileReader:
         *,
         profile_path: str | Path | None = None,
         corners: Sequence[Sequence[float]] | None = None,
+        stone_reader: str | None = None,
     ) -> None:
         self.board = board
         self.profile_path = profile_path
         self.corners = corners
+        self.stone_reader = stone_reader
         self.profile: Any = None
         self._lock = threading.Lock()
 
     def set_profile(self, profile: Any) -> None:
         """Use a new calibration from the next frame on."""
         with self._lock:
-            self.profile = profile
+            self.profile = profile.with_reader(self.stone_reader)
 
     def ensure(self, image: Image) -> Any:
         """The profile, made or loaded on first use (CompanionError when it cannot be)."""
@@ -133,10 +136,11 @@ class ProfileReader:
         with self._lock:
             if self.profile is None:
                 if self.profile_path is not None:
-                    self.profile = load_profile(self.profile_path)
+                    profile = load_profile(self.profile_path)
                 else:
                     quads = [self.corners] if self.corners is not None else None
-                    self.profile = calibrate(image, board=self.board, corners=quads, empty=False)
+                    profile = calibrate(image, board=self.board, corners=quads, empty=False)
+                self.profile = profile.with_reader(self.stone_reader)
             return self.profile
 
     def read(self, image: Image) -> Observation:
@@ -159,7 +163,8 @@ class ProfileReader:
 class PhotoReader:
     """Finds the board with the photo reader: on every photo (``refind``: separate photos, the
     camera may have moved between them), or once, then reads every frame with the reader built
-    there (a camera or video that does not move). ``warn`` hears where the board was found."""
+    there (a camera or video that does not move). ``warn`` hears where the board was found;
+    ``stone_reader`` names the stone reader (default: the default one)."""
 
     def __init__(
         self,
@@ -169,7 +174,11 @@ class PhotoReader:
         refind: bool = True,
         source: str = "camera",
         warn: Callable[[str], None] = lambda text: None,
+        stone_reader: str | None = None,
     ) -> None:
+        from companion.vision.read_stones import DEFAULT_READER, check_reader
+
+        self.stone_reader = check_reader(stone_reader or DEFAULT_READER)
         self.source = source
         self.size = size
         self.corners = corners
@@ -185,7 +194,7 @@ class PhotoReader:
         if self._reader is not None:
             obs: Observation = self._reader.read(image, source=self.source)
             return obs
-        reading = read_photo(image, size=self.size, corners=self.corners)
+        reading = read_photo(image, size=self.size, corners=self.corners, reader=self.stone_reader)
         self.size = reading.size
         if self._topology is None:
             self._topology = grid(reading.size)
@@ -194,9 +203,10 @@ class PhotoReader:
                 found = [[round(float(v)) for v in p] for p in reading.corners]
                 self.warn(f"board found at {found}")
             region = Region.grid(reading.corners, reading.size)
-            region = region.with_offset(estimate_offset(image, region))
+            if self.stone_reader == "classic":
+                region = region.with_offset(estimate_offset(image, region))
             height, width = image.shape[:2]
-            self._reader = StoneReader([region], (width, height))
+            self._reader = StoneReader([region], (width, height), reader=self.stone_reader)
         return reading.observation
 
     def topology(self) -> Topology | None:

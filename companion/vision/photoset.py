@@ -2,7 +2,9 @@
 
 Format: every ``X.jpg`` / ``X.png`` has ``X.txt`` with N lines of N tokens (``.`` ``B`` ``W``);
 a folder may hold ``corners.json`` mapping paths relative to it to the four corner
-intersections (TL, TR, BR, BL). A ``corners.json`` applies to its folder and everything below.
+intersections (TL, TR, BR, BL), and ``hidden.json`` mapping them to the points (row-major
+indices) that cannot be seen, such as those under a hand (``companion render-set`` writes one);
+hidden points are not scored. Both apply to their folder and everything below.
 Photos without a label file are skipped; a malformed label raises :class:`VisionError`.
 """
 
@@ -30,6 +32,7 @@ class LabelledPhoto:
     group: str
     rows: tuple[str, ...]
     corners: tuple[tuple[float, float], ...] | None
+    hidden: frozenset[int] = frozenset()  # row-major points nobody can see (not scored)
 
     @property
     def size(self) -> int:
@@ -78,12 +81,31 @@ def _corner_files(root: Path) -> dict[Path, tuple[tuple[float, float], ...]]:
     return found
 
 
+def _hidden_files(root: Path) -> dict[Path, frozenset[int]]:
+    found: dict[Path, frozenset[int]] = {}
+    for hj in sorted(root.rglob("hidden.json")):
+        try:
+            data = json.loads(hj.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise VisionError(f"{hj}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise VisionError(f"{hj}: expected an object of lists of point indices")
+        for rel, spots in data.items():
+            if not isinstance(spots, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in spots
+            ):
+                raise VisionError(f"{hj}: {rel} is not a list of point indices")
+            found[(hj.parent / rel).resolve()] = frozenset(spots)
+    return found
+
+
 def walk(root: str | Path) -> Iterator[LabelledPhoto]:
     """Every labelled photo under ``root``, sorted by path."""
     base = Path(root)
     if not base.is_dir():
         raise VisionError(f"{base}: not a folder")
     corners = _corner_files(base)
+    hidden = _hidden_files(base)
     for p in sorted(base.rglob("*")):
         if p.suffix.lower() not in IMAGE_SUFFIXES or not p.is_file():
             continue
@@ -92,4 +114,9 @@ def walk(root: str | Path) -> Iterator[LabelledPhoto]:
             continue
         rows = parse_label(label.read_text(), name=str(label))
         group = str(p.parent.relative_to(base)) if p.parent != base else "."
-        yield LabelledPhoto(path=p, group=group, rows=rows, corners=corners.get(p.resolve()))
+        hid = hidden.get(p.resolve(), frozenset())
+        if any(i >= len(rows) ** 2 for i in hid):
+            raise VisionError(f"{p}: a hidden point lies outside its {len(rows)}x{len(rows)} board")
+        yield LabelledPhoto(
+            path=p, group=group, rows=rows, corners=corners.get(p.resolve()), hidden=hid
+        )

@@ -16,7 +16,15 @@ from companion.errors import VisionError
 from companion.observation import Observation
 from companion.vision.find_board import find_board
 from companion.vision.geometry import Corners, as_corners
-from companion.vision.read_stones import Image, Region, StoneReader, estimate_offset
+from companion.vision.read_stones import (
+    DEFAULT_READER,
+    Image,
+    Region,
+    StoneReader,
+    check_reader,
+    estimate_offset,
+)
+from companion.vision.stone_net import StoneNet
 
 
 @dataclass(frozen=True)
@@ -51,12 +59,19 @@ def read_photo(
     *,
     size: int | None = None,
     corners: Sequence[Sequence[float]] | Corners | None = None,
+    reader: str = DEFAULT_READER,
+    model: bytes | None = None,
 ) -> Reading:
     """Read a square board in ``image``.
 
     ``corners`` (TL, TR, BR, BL corner intersections) need ``size`` (default 19). Without
-    corners the board is found (:class:`BoardNotFound` if there is none).
+    corners the board is found (:class:`BoardNotFound` if there is none). ``reader``: which
+    stone reader (:data:`~companion.vision.read_stones.READERS`); ``model``: ONNX bytes of a
+    stone classifier other than the bundled one (the ``net`` reader only).
     """
+    check_reader(reader)
+    if model is not None and reader != "net":
+        raise VisionError("a stone model is read by the net reader only")
     t0 = time.perf_counter()
     if not isinstance(image, np.ndarray) or image.ndim != 3:
         raise VisionError("expected a colour image")
@@ -68,9 +83,12 @@ def read_photo(
         found = find_board(image, size=size)
         quad, n, source = found.corners, found.size, "found"
     region = Region.grid(quad, n)
-    region = region.with_offset(estimate_offset(image, region))
+    if reader == "classic":
+        region = region.with_offset(estimate_offset(image, region))
     h, w = image.shape[:2]
-    obs = StoneReader([region], (w, h)).read(image, source=f"photo ({source} corners)")
+    net = StoneNet(model) if model is not None else None
+    stones = StoneReader([region], (w, h), reader=reader, net=net)
+    obs = stones.read(image, source=f"photo ({source} corners)")
     return Reading(
         observation=obs,
         size=n,

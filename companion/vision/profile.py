@@ -13,6 +13,8 @@ A profile is a JSON file (format ``companion-vision-profile``, version 1; docume
   a white board still stands out from what that spot looked like empty;
 - ``light``: the board's median brightness and tint when calibrated (the light model the
   per-spot appearance is scaled from);
+- ``reader``: optional, which stone reader reads through it (``classic`` or ``net``; absent:
+  the default one, :data:`~companion.vision.read_stones.DEFAULT_READER`);
 - ``alignment``: how clearly the grid lines showed where the profile expects them. If a later
   frame shows them much less clearly, :meth:`Profile.moved` says the board or camera moved.
 
@@ -28,7 +30,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,13 @@ from companion.observation import Observation
 from companion.vision.geometry import NO_OFFSET, Offset, as_corners, project
 from companion.vision.pipeline import Reading
 from companion.vision.read_stones import (
+    DEFAULT_READER,
     PATCH_SIDE,
     EmptyBoard,
     Image,
     Region,
     StoneReader,
+    check_reader,
 )
 
 FORMAT = "companion-vision-profile"
@@ -65,6 +69,7 @@ _TOP_KEYS = {
     "light",
     "alignment",
     "created",
+    "reader",
 }
 _GRID_KEYS = {"kind", "corners", "width", "height", "layer", "offset"}
 _SPOT_KEYS = {"kind", "spots", "spacing"}
@@ -103,6 +108,7 @@ class Profile:
     light: dict[str, float] = field(default_factory=dict)
     alignment: float = 0.0
     created: str = ""
+    stone_reader: str | None = None  # "classic" or "net"; None: the default reader
     _reader: StoneReader | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -153,6 +159,17 @@ class Profile:
                 first += len(pts)
         return out
 
+    def reader_name(self) -> str:
+        """The stone reader this profile reads with (its own choice, else the default)."""
+        return self.stone_reader or DEFAULT_READER
+
+    def with_reader(self, name: str | None) -> Profile:
+        """This profile reading with the stone reader ``name`` (None: keep its own)."""
+        if name is None or name == self.stone_reader:
+            return self
+        check_reader(name)
+        return replace(self, stone_reader=name, _reader=None)
+
     def reader(self) -> StoneReader:
         if self._reader is None:
             ref = None
@@ -162,7 +179,9 @@ class Profile:
                     tint=np.asarray(self.empty_tint, dtype=np.float64),
                     patches=self.empty_patches,
                 )
-            self._reader = StoneReader(self.stone_regions(), self.image_size, reference=ref)
+            self._reader = StoneReader(
+                self.stone_regions(), self.image_size, reference=ref, reader=self.reader_name()
+            )
         return self._reader
 
     def read(self, image: Image) -> Observation:
@@ -273,6 +292,8 @@ class Profile:
             "alignment": round(self.alignment, 4),
             "created": self.created,
         }
+        if self.stone_reader is not None:
+            out["reader"] = self.stone_reader
         if self.empty_gray is not None and self.empty_tint is not None:
             out["empty"] = {
                 "gray": [round(v, 1) for v in self.empty_gray],
@@ -388,6 +409,15 @@ def _grid_region(r: dict[str, Any], where: str, reach: float) -> GridRegion:
     )
 
 
+def _reader_name(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_reader(value)
+    except CompanionError as exc:
+        raise CalibrationError(f"{where}: {exc}") from None
+
+
 def parse_profile(data: Any, *, name: str = "profile") -> Profile:
     """A :class:`Profile` from parsed JSON; :class:`CalibrationError` if anything is off.
 
@@ -429,6 +459,7 @@ def parse_profile(data: Any, *, name: str = "profile") -> Profile:
             light={k: float(_num(v, f"{name}: light.{k}", -1e6, 1e6)) for k, v in light.items()},
             alignment=float(_num(data.get("alignment", 0.0), f"{name}: alignment", -1e3, 1e3)),
             created=_text(data.get("created", ""), f"{name}: created"),
+            stone_reader=_reader_name(data.get("reader"), f"{name}: reader"),
         )
         if "empty" in data:
             empty = _check_keys(

@@ -31,6 +31,40 @@ def test_read_prints_the_position(board_photo: tuple[Path, list[str], np.ndarray
     assert res.output.splitlines() == rows
 
 
+@pytest.mark.parametrize("name", ["classic", "net"])
+def test_read_with_either_stone_reader(
+    board_photo: tuple[Path, list[str], np.ndarray], name: str
+) -> None:
+    path, rows, corners = board_photo
+    flat = ",".join(f"{v:.1f}" for v in corners.ravel())
+    res = CliRunner().invoke(
+        main, ["read", str(path), "--size", "13", "--corners", flat, "--reader", name]
+    )
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == rows
+
+
+def test_an_unknown_reader_is_a_usage_error(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    path, _, _ = board_photo
+    for argv in (
+        ["read", str(path), "--reader", "cnn"],
+        ["eval-photos", str(tmp_path), "--reader", "cnn"],
+        ["bench", "read", "--reader", "cnn"],
+        ["track", f"dir:{tmp_path}", "--reader", "cnn"],
+    ):
+        res = CliRunner().invoke(main, argv)
+        assert res.exit_code == 2, (argv, res.output)
+        assert "unknown reader 'cnn'" in res.output and "Traceback" not in res.output
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"x")
+    res = CliRunner().invoke(
+        main, ["eval-photos", str(tmp_path), "--model", str(model), "--reader", "classic"]
+    )
+    assert res.exit_code == 2 and "net reader" in res.output
+
+
 def test_read_json_with_corners(board_photo: tuple[Path, list[str], np.ndarray]) -> None:
     path, rows, corners = board_photo
     flat = ",".join(f"{v:.1f}" for v in corners.ravel())
@@ -111,6 +145,33 @@ def test_eval_photos_on_a_rendered_folder(tmp_path: Path) -> None:
     assert data["all"]["photos"] == 3
 
 
+def test_eval_photos_leaves_hidden_points_out(tmp_path: Path) -> None:
+    """A folder's hidden.json (render-set writes one: points under a hand) takes those points
+    out of the score; a hidden point read as a stone it is not is counted apart."""
+    rows = random_position(9, stones=0.3, seed=4)
+    r = render_board(rows, size=9, width=640, height=480, seed=4)
+    cv2.imwrite(str(tmp_path / "0.png"), r.image)
+    empty = [i for i, t in enumerate(r.tokens) if t == "."][:3]
+    lie = [list(row.split()) for row in rows]
+    for i in empty:  # the label lies about these points: hidden, they cost nothing
+        lie[i // 9][i % 9] = "B"
+    (tmp_path / "0.txt").write_text("\n".join(" ".join(row) for row in lie) + "\n")
+    (tmp_path / "corners.json").write_text(json.dumps({"0.png": r.corners[0].tolist()}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path), "--use-corners", "--json"])
+    before = json.loads(res.output[res.output.index("{") :])["all"]
+    assert before["points"] == 81 and before["hidden"] == 0
+    (tmp_path / "hidden.json").write_text(json.dumps({"0.png": empty}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path), "--use-corners", "--json"])
+    assert res.exit_code == 0, res.output
+    after = json.loads(res.output[res.output.index("{") :])["all"]
+    assert after["points"] == 78 and after["hidden"] == 3 and after["right"] == before["right"]
+    assert after["wrong"] + after["unknown"] == before["wrong"] + before["unknown"] - 3
+    assert after["hidden_wrong"] == before["wrong"] - after["wrong"] >= 1
+    (tmp_path / "hidden.json").write_text(json.dumps({"0.png": [81]}))
+    res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
+    assert res.exit_code != 0 and "outside" in res.output
+
+
 def test_eval_photos_empty_folder(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["eval-photos", str(tmp_path)])
     assert res.exit_code != 0 and "no labelled photos" in res.output
@@ -127,10 +188,26 @@ def test_eval_renders_prints_a_line_per_board_look() -> None:
     assert all(line.split()[0] in ("wood", "pale", "magnetic") for line in lines[1:])
 
 
+def test_eval_renders_factor_tables_on_fresh_3d_renders() -> None:
+    """--factors N: N 3D renders from seed 10**6 on (never trained on), a table per factor,
+    every visible point counted once per table."""
+    res = CliRunner().invoke(main, ["eval-renders", "--factors", "2"])
+    assert res.exit_code == 0, res.output
+    assert "seeds 1000000..1000001" in res.output
+    blocks = res.output.split("\n\n")[1:]
+    titles = [b.splitlines()[0] for b in blocks]
+    assert titles[0] == "all" and "light colour" in titles and "camera elevation (deg)" in titles
+    assert "stones on the board" in titles and "hand" in titles and "focus blur" in titles
+    for block in blocks:
+        rows = [line.split() for line in block.splitlines()[2:]]
+        assert sum(int(r[-8]) for r in rows) == 2  # boards
+
+
 def test_bench_read_prints_figures() -> None:
     res = CliRunner().invoke(main, ["bench", "read", "--frames", "20", "--finds", "1"])
     assert res.exit_code == 0, res.output
     assert "frames/s" in res.output and "find board" in res.output
+    assert "Raspberry Pi 4 estimate" in res.output
 
 
 def test_read_a_stacked_pair_with_its_profile(tmp_path: Path) -> None:

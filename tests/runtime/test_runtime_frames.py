@@ -111,3 +111,24 @@ def test_a_camera_being_retried_stops_promptly() -> None:
     loop.stop()
     assert loop.done and time.monotonic() - asked < 1.0
     assert camera.ended and loop.error is None and loop.samples == 0
+
+
+@pytest.mark.parametrize("name", ["classic", "net"])
+def test_the_stone_reader_chosen_reads_every_frame(
+    folder: Path, shot: tuple[np.ndarray, list[list[float]]], name: str
+) -> None:
+    """``--reader`` (InputOptions.stone_reader) reaches the profile made from the corners, and
+    a profile the calibration page swaps in reads with it too."""
+    from companion.runtime.inputs import InputOptions
+    from companion.vision.make_profile import calibrate
+
+    options = InputOptions(board="9", corners=shot[1], recording=True, stone_reader=name)
+    source = FrameInput.from_spec("dir", str(folder), options)
+    samples = list(source.samples(Feed()))
+    assert all(s.observation is not None and s.observation.states == (".",) * 81 for s in samples)
+    assert source.profile.reader().kind == name
+    source.set_profile(calibrate(shot[0], board="9", corners=[shot[1]], empty=False))
+    assert source.profile.reader().kind == name
+    finder = PhotoReader(size=9, refind=False, stone_reader=name)
+    assert finder.read(shot[0]).states == (".",) * 81
+    assert finder._reader is not None and finder._reader.kind == name

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.errors import CalibrationError
+from companion.errors import CalibrationError, VisionError
 from companion.vision.make_profile import calibrate
 from companion.vision.profile import load_profile, parse_profile
+from companion.vision.read_stones import DEFAULT_READER
 from companion.vision.render import random_position, render_board
 from tests.support.paths import REPO
 
@@ -55,6 +56,8 @@ def test_reads_stones_with_a_profile_made_on_the_empty_board(
         (lambda d: d["regions"][0].update(kind="blob"), "kind"),
         (lambda d: d["empty"].update(patches="!!!"), "malformed"),
         (lambda d: d.pop("regions"), "regions: must be a list"),
+        (lambda d: d.update(reader="cnn"), "reader: unknown reader 'cnn'"),
+        (lambda d: d.update(reader=1), "reader: unknown reader"),
     ],
 )
 def test_malformed_profiles_are_refused(
@@ -65,6 +68,24 @@ def test_malformed_profiles_are_refused(
     change(data)  # type: ignore[operator]
     with pytest.raises(CalibrationError, match=message):
         parse_profile(data)
+
+
+def test_a_profile_names_its_stone_reader(scene: tuple[np.ndarray, object], tmp_path: Path) -> None:
+    """No ``reader`` key: the default reader; ``with_reader`` (``--reader``) overrides it, and
+    a saved choice comes back from the file."""
+    image, prof = scene
+    assert "reader" not in prof.to_json()  # type: ignore[attr-defined]
+    assert prof.reader().kind == DEFAULT_READER  # type: ignore[attr-defined]
+    assert prof.with_reader(None) is prof  # type: ignore[attr-defined]
+    other = "net" if DEFAULT_READER == "classic" else "classic"
+    chosen = prof.with_reader(other)  # type: ignore[attr-defined]
+    assert chosen.reader().kind == other and chosen.to_json()["reader"] == other
+    chosen.save(tmp_path / "p.json")
+    again = load_profile(tmp_path / "p.json")
+    assert again.stone_reader == other and again.reader().kind == other
+    assert again.read(image).states == (".",) * 169
+    with pytest.raises(VisionError):
+        prof.with_reader("cnn")  # type: ignore[attr-defined]
 
 
 def test_wrong_frame_size_is_refused(scene: tuple[np.ndarray, object]) -> None:

@@ -1,4 +1,4 @@
-"""The reader's shape cues: grid lines hidden under a stone, and a stone's round outline."""
+"""The hand-made shape cues: grid lines hidden under a stone, and a stone's round outline."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.vision.read_stones import (
+from companion.vision.read_stones import Region
+from companion.vision.render import render_board
+from companion.vision.stone_cues import (
     COVERED,
     RING_MIN,
     VISIBLE,
-    Region,
-    StoneReader,
+    CueMeter,
     _local_upper,
     _low,
 )
-from companion.vision.render import render_board
 
 ROWS = [
     ". . . . . . . . .",
@@ -57,7 +57,7 @@ def test_shape_cues_on_a_pale_board() -> None:
     """On a board nearly as pale as the stones: under every white stone the lines are gone and
     an outline rings it; at every empty point the lines show as around it and no outline."""
     r = render_board(ROWS, size=9, style="pale", seed=3)
-    reader = StoneReader([Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]))
+    reader = CueMeter([Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]))
     f = reader.features(r.image)
     assert f.valley is not None and f.valley_ref is not None and f.ring is not None
     share = f.valley / f.valley_ref

@@ -1,0 +1,155 @@
+"""``companion train-reader``: reproduce the stone classifier's weights from seeds.
+
+Needs the ``train`` extra (PyTorch and onnx: ``pip install -e .[train]``). Run it under
+``/work/heavy`` on a shared machine. See ``companion/vision/models/MODEL_CARD.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from companion.vision.scene import TEST_SEEDS_FROM
+
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "stones.onnx"
+
+
+#: Rendered scenes are cached here (outside the repository): rendering costs ~1 s each.
+DEFAULT_CACHE = "~/.cache/companion/scenes"
+
+
+def load_items(
+    photos: str | None,
+    renders: int,
+    render_seed: int,
+    cache: str | None,
+    exclude: tuple[str, ...] = (),
+    flat: int = 0,
+) -> list[object]:
+    """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
+    flat renderer (same seeds from ``render_seed``), with progress bars."""
+    from companion.vision.reader_data import Item, cached_scene_items, photo_items
+
+    if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
+        raise click.BadParameter(
+            f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
+            param_hint="--render-seed",
+        )
+    items: list[Item] = []
+    if photos:
+        with click.progressbar(length=1, label="photos", file=sys.stderr) as bar:
+            got = photo_items(photos)
+            bar.update(1)
+        items += [it for it in got if it.source not in exclude]
+    seeds = range(render_seed, render_seed + renders)
+    with click.progressbar(length=len(seeds), label="renders", file=sys.stderr) as bar:
+        for it in cached_scene_items(seeds, cache):
+            items.append(it)
+            bar.update(1)
+    flats = range(render_seed, render_seed + flat)
+    with click.progressbar(length=len(flats), label="flat renders", file=sys.stderr) as bar:
+        for it in cached_scene_items(flats, cache, flat=True):
+            items.append(it)
+            bar.update(1)
+    return items  # type: ignore[return-value]
+
+
+@click.command()
+@click.option(
+    "--photos",
+    default="../shared/data/photos",
+    show_default=True,
+    help="Labelled photo folder ('' for none).",
+)
+@click.option(
+    "--renders",
+    default=800,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
+)
+@click.option(
+    "--render-seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, TEST_SEEDS_FROM - 1),
+    help="First render seed (test sets use seeds >= 10**6).",
+)
+@click.option(
+    "--flat",
+    default=300,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="Boards of the flat renderer to train on besides (seeds from --render-seed).",
+)
+@click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
+@click.option("--seed", default=0, show_default=True)
+@click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
+@click.option(
+    "--cache",
+    default=DEFAULT_CACHE,
+    show_default=True,
+    help="Folder caching rendered scenes ('' for none).",
+)
+@click.option(
+    "-o", "--out", type=click.Path(dir_okay=False), default=str(DEFAULT_OUT), show_default=True
+)
+def command(
+    photos: str,
+    renders: int,
+    render_seed: int,
+    flat: int,
+    steps: int,
+    seed: int,
+    exclude: tuple[str, ...],
+    cache: str,
+    out: str,
+) -> None:
+    """Train the stone classifier and write its ONNX weights (and a JSON of how, beside them)."""
+    try:
+        import torch
+
+        from companion.vision import train_reader as tr
+    except ImportError as exc:
+        raise click.ClickException(
+            "training needs the train extra: pip install -e .[train]"
+        ) from exc
+    torch.set_num_threads(1)
+    items = load_items(photos or None, renders, render_seed, cache or None, exclude, flat)
+    train_items, held = tr.split(items)  # type: ignore[arg-type]
+    click.echo(
+        f"{len(train_items)} boards to train on, {len(held)} held out for calibration", err=True
+    )
+    losses: list[float] = []
+    with click.progressbar(length=steps, label="training", file=sys.stderr) as bar:
+
+        def on_step(step: int, loss: float) -> None:
+            losses.append(loss)
+            bar.update(1)
+            if not sys.stderr.isatty() and step % 200 == 199:
+                click.echo(f"step {step + 1}: loss {sum(losses[-200:]) / 200:.4f}", err=True)
+
+        trained = tr.train(train_items, held, steps=steps, seed=seed, on_step=on_step)
+    data = tr.export_onnx(trained)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_bytes(data)
+    info = {
+        "photos": photos,
+        "excluded": list(exclude),
+        "renders": renders,
+        "flat_renders": flat,
+        "render_seed": render_seed,
+        "steps": steps,
+        "seed": seed,
+        "train_boards": len(train_items),
+        "calibration_boards": len(held),
+        "temperature": round(trained.temperature, 3),
+        "calibration_nll": [round(v, 4) for v in trained.calibration_nll],
+        "last_loss": round(sum(losses[-100:]) / max(1, len(losses[-100:])), 4),
+        "bytes": len(data),
+    }
+    Path(out).with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
+    click.echo(json.dumps(info))

@@ -1,0 +1,197 @@
+"""The learned stone classifier: board views cut from a photo, and the network run on them.
+
+A *board view* is the board rectified by its corners at :data:`PX` pixels per grid spacing,
+with point ``(row, col)`` at pixel ``(PX * col + HALF, PX * row + HALF)``. The network (see
+``companion/vision/models/MODEL_CARD.md``) is fully convolutional with valid convolutions, a
+receptive field of :data:`PATCH` pixels (four spacings: the point, wherever a stone's top can
+sit in an oblique view, and its neighbours for context) and a stride of :data:`PX`. On a whole
+grid's view it therefore gives, for every point, exactly what it gives on that point's own
+``PATCH``-pixel patch, for a fraction of the work; spots that are not on a grid (hand-placed map
+spots) are read as a batch of patches. It runs through OpenCV's ``cv2.dnn``, so nothing beyond
+OpenCV is needed at run time.
+
+Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
+anything that is not a board point or a stone), temperature-scaled on held-out data when the
+weights were made. Covered or below :data:`CONFIDENT` reads ``?``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+from companion.observation import BLACK, EMPTY, UNKNOWN, WHITE
+from companion.vision.geometry import project
+
+PX = 8  # view pixels per grid spacing (the network's stride)
+PATCH = 32  # the network's receptive field in view pixels (four spacings)
+HALF = (PATCH - 1) / 2.0  # a point's pixel-centre coordinate in its own patch
+CLASSES = (EMPTY, BLACK, WHITE, UNKNOWN)  # the last is "covered": a hand, a sleeve, a cup
+CONFIDENT = 0.9  # a spot is read only if its class has at least this probability
+MODEL = "stones.onnx"
+
+
+def view_size(width: int, height: int) -> tuple[int, int]:
+    """Pixel (width, height) of the view of a ``width`` x ``height`` grid."""
+    return PATCH + PX * (width - 1), PATCH + PX * (height - 1)
+
+
+def view_homography(H: NDArray[np.float64]) -> NDArray[np.float64]:
+    """View pixels -> image pixels, for a grid whose board units map to pixels through ``H``."""
+    to_units = np.array([[1.0 / PX, 0.0, -HALF / PX], [0.0, 1.0 / PX, -HALF / PX], [0.0, 0.0, 1.0]])
+    return np.asarray(H @ to_units, dtype=np.float64)
+
+
+def spacing_px(H: NDArray[np.float64], points: NDArray[np.float64], scale: float = 1.0) -> float:
+    """Median distance in image pixels between neighbouring points (``scale`` units apart)."""
+    q = project(H, points)
+    q2 = project(H, points + np.array([scale, 0.0]))
+    return float(np.median(np.linalg.norm(q2 - q, axis=1)))
+
+
+@dataclass(frozen=True)
+class Cutter:
+    """Precomputed ``cv2.remap`` tables that cut views (or patches) out of frames of one size.
+
+    The frame is first shrunk by a whole factor (area averaging) so that a spacing spans
+    :data:`PX` to ``2 * PX`` pixels: sampled sparsely, a large photo would alias. ``box`` is the
+    part of the frame that is shrunk (x0, y0, x1, y1).
+    """
+
+    box: tuple[int, int, int, int]
+    factor: int
+    map1: NDArray[np.int16]
+    map2: NDArray[np.uint16]
+
+    @classmethod
+    def grid(
+        cls, H: NDArray[np.float64], width: int, height: int, image_size: tuple[int, int]
+    ) -> Cutter:
+        """The view of a ``width`` x ``height`` grid (board units -> pixels through ``H``)."""
+        vw, vh = view_size(width, height)
+        yy, xx = np.mgrid[0:vh, 0:vw].astype(np.float64)
+        uv = np.stack([xx.ravel(), yy.ravel()], axis=1)
+        pix = project(view_homography(H), uv).reshape(vh, vw, 2)
+        rr, cc = np.mgrid[0:height, 0:width]
+        pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
+        return cls._build(pix, spacing_px(H, pts), image_size)
+
+    @classmethod
+    def patches(
+        cls,
+        H: NDArray[np.float64],
+        centres: NDArray[np.float64],
+        scale: float,
+        image_size: tuple[int, int],
+    ) -> Cutter:
+        """One ``PATCH`` x ``PATCH`` patch per spot, stacked vertically (spots on no grid)."""
+        yy, xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float64)
+        d = np.stack([xx, yy], axis=-1) - HALF  # (P, P, 2) view pixels from the spot
+        pts = centres[:, None, None, :] + d[None] * (scale / PX)
+        pix = project(H, pts.reshape(-1, 2)).reshape(len(centres) * PATCH, PATCH, 2)
+        return cls._build(pix, spacing_px(H, centres, scale), image_size)
+
+    @classmethod
+    def _build(
+        cls, pix: NDArray[np.float64], spacing: float, image_size: tuple[int, int]
+    ) -> Cutter:
+        if not np.all(np.isfinite(pix)) or not np.isfinite(spacing) or spacing <= 0:
+            raise VisionError("corners do not make a usable board plane")
+        w, h = image_size
+        factor = max(1, int(spacing / PX))
+        x0 = int(np.clip(np.floor(pix[..., 0].min()), 0, w - 1))
+        y0 = int(np.clip(np.floor(pix[..., 1].min()), 0, h - 1))
+        x1 = int(np.clip(np.ceil(pix[..., 0].max()) + 2, x0 + factor, w))
+        y1 = int(np.clip(np.ceil(pix[..., 1].max()) + 2, y0 + factor, h))
+        x1 = x0 + max(factor, (x1 - x0) // factor * factor)
+        y1 = y0 + max(factor, (y1 - y0) // factor * factor)
+        # pixel centre c in the frame is (c - x0 - (factor - 1) / 2) / factor in the shrunk box
+        mx = ((pix[..., 0] - x0 - (factor - 1) / 2.0) / factor).astype(np.float32)
+        my = ((pix[..., 1] - y0 - (factor - 1) / 2.0) / factor).astype(np.float32)
+        m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        return cls(
+            box=(x0, y0, x1, y1),
+            factor=factor,
+            map1=np.asarray(m1, dtype=np.int16),
+            map2=np.asarray(m2, dtype=np.uint16),
+        )
+
+    def __call__(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        x0, y0, x1, y1 = self.box
+        roi = image[y0:y1, x0:x1]
+        if roi.shape[0] != y1 - y0 or roi.shape[1] != x1 - x0:
+            raise VisionError("the frame is smaller than the one the reader was made for")
+        if self.factor > 1:
+            size = ((x1 - x0) // self.factor, (y1 - y0) // self.factor)
+            roi = np.asarray(cv2.resize(roi, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        out = cv2.remap(
+            roi, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        return np.asarray(out, dtype=np.uint8)
+
+
+class StoneNet:
+    """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe)."""
+
+    def __init__(self, onnx: bytes | None = None) -> None:
+        data = _packaged() if onnx is None else onnx
+        try:
+            self.net = cv2.dnn.readNetFromONNX(np.frombuffer(data, dtype=np.uint8))
+        except cv2.error as exc:
+            raise VisionError(f"the stone model cannot be loaded: {exc}") from exc
+
+    def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        self.net.setInput(blob)
+        logits = np.asarray(self.net.forward(), dtype=np.float32)
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+    def grid(self, view: NDArray[np.uint8], width: int, height: int) -> NDArray[np.float32]:
+        """(height * width, 4) class probabilities, row-major, from a grid's view."""
+        if view.shape[:2] != view_size(width, height)[::-1]:
+            raise VisionError("board view has the wrong size")
+        blob = np.ascontiguousarray(view.transpose(2, 0, 1)[None], dtype=np.float32)
+        p = self._run(blob)  # (1, 4, height, width)
+        return np.asarray(p[0].reshape(len(CLASSES), -1).T, dtype=np.float32)
+
+    def patches(self, stack: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """(n, 4) class probabilities from ``n`` patches stacked vertically."""
+        n = stack.shape[0] // PATCH
+        blob = stack.reshape(n, PATCH, PATCH, 3).transpose(0, 3, 1, 2).astype(np.float32)
+        p = self._run(np.ascontiguousarray(blob))
+        return np.asarray(p.reshape(n, len(CLASSES)), dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged() -> bytes:
+    """The bundled weights (read once; each reader builds its own net from them)."""
+    try:
+        return (resources.files("companion.vision") / "models" / MODEL).read_bytes()
+    except OSError as exc:
+        raise VisionError(f"the stone model {MODEL} is missing from the package") from exc
+
+
+def decide(
+    probs: NDArray[np.float32], threshold: float = CONFIDENT
+) -> tuple[list[str], NDArray[np.float64]]:
+    """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure.
+
+    Covered spots and unsure ones read ``?`` with confidence 0.
+    """
+    best = probs.argmax(axis=1)
+    conf = probs[np.arange(len(probs)), best].astype(np.float64)
+    tokens = np.array(CLASSES, dtype="<U1")[best]
+    unsure = (tokens == UNKNOWN) | (conf < threshold)
+    tokens[unsure] = UNKNOWN
+    conf[unsure] = 0.0
+    return tokens.tolist(), conf
+
+
+__all__ = ["BLACK", "CLASSES", "EMPTY", "PATCH", "PX", "WHITE", "Cutter", "StoneNet", "decide"]

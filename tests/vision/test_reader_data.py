@@ -1,0 +1,65 @@
+"""Training material for the stone classifier: 3D scenes as items, their cache, the windows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.vision import reader_data
+from companion.vision.reader_data import COVERED, augmented_window, cached_scene_items
+from companion.vision.stone_net import CLASSES, view_size
+
+
+def test_a_scene_is_cached_and_read_back_the_same(tmp_path: Path) -> None:
+    """The first call renders and stores the scene; the second reads the very same item."""
+    seed = 3  # a training seed (below 10**6)
+    first = next(cached_scene_items([seed], tmp_path))
+    assert (tmp_path / f"scene-{seed}.npz").is_file()
+    again = next(cached_scene_items([seed], tmp_path))
+    assert np.array_equal(first.image, again.image)
+    assert np.allclose(first.corners, again.corners) and first.size == again.size
+    assert np.array_equal(first.labels, again.labels)
+    n = first.size
+    assert first.labels.shape == (n, n) and set(np.unique(first.labels)) <= set(range(4))
+    assert first.source == "renders"
+
+
+def test_windows_off_the_lattice_are_not_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window cut half a spacing off the lattice has no point at its centres: every label on
+    the board is "covered" (read ``?``), whatever lies around; the margin is not learnt."""
+    item = next(cached_scene_items([3], None))
+    rng = np.random.default_rng(0)
+    view, labels = augmented_window(item, rng)
+    assert view.shape[:2] == view_size(9, 9)[::-1] and (labels != COVERED).any()
+    monkeypatch.setattr(reader_data, "OFF_SHARE", 1.0)
+    for _ in range(3):
+        view, labels = augmented_window(item, rng)
+        assert view.shape[:2] == view_size(9, 9)[::-1]
+        assert ((labels == COVERED) | (labels == -1)).all() and CLASSES[COVERED] == "?"
+        assert (labels == COVERED).sum() >= 8 * 8
+
+
+def test_train_reader_refuses_test_seeds() -> None:
+    """Training seeds stay below 10**6: a range reaching into the test seeds is refused at once."""
+    res = CliRunner().invoke(
+        main, ["train-reader", "--photos", "", "--renders", "10", "--render-seed", "999995"]
+    )
+    assert res.exit_code != 0 and "below 1000000" in res.output
+
+
+def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
+    """A photo is learnt with the found corners and the given ones when the two lie within a
+    third of a spacing (given corners converted from other tools miss the crossings a little),
+    else with the given ones alone; with one of the two missing, the other."""
+    given = np.array([[100.0, 100.0], [280.0, 100.0], [280.0, 280.0], [100.0, 280.0]])  # 10 px
+    near = given + np.array([[0.0, 2.5], [0.0, 2.5], [1.0, 0.0], [-1.0, 0.0]])
+    far = given + np.array([[0.0, 5.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    assert reader_data.training_corners(given, near, 19) == (near, given)
+    assert reader_data.training_corners(given, far, 19) == (given, None)
+    assert reader_data.training_corners(None, near, 19) == (near, None)
+    assert reader_data.training_corners(given, None, 19) == (given, None)
+    assert reader_data.training_corners(None, None, 19) == (None, None)

@@ -1,0 +1,185 @@
+"""The learned stone classifier: board views, the bundled model through cv2.dnn, the exporter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.errors import VisionError
+from companion.vision.geometry import homography
+from companion.vision.read_stones import Region, StoneReader
+from companion.vision.render import render_board
+from companion.vision.stone_net import PATCH, PX, Cutter, StoneNet, decide, view_size
+
+ROWS = [
+    ". . . . . . . . .",
+    ". W . . . . . B .",
+    ". . B . . . . . .",
+    ". . . W W . . . .",
+    ". . . W B . . . .",
+    ". . . . . . W . .",
+    ". B . . . . . . .",
+    ". . . . . . . W .",
+    "W . . . . . . . B",
+]
+
+
+def test_the_board_view_puts_every_point_on_its_pixel() -> None:
+    """Point (row, col) lands at view pixel (8 col + 15.5, 8 row + 15.5): a dot drawn on a
+    known point of a synthetic image shows there."""
+    image = np.full((400, 400, 3), 200, np.uint8)
+    corners = [[50.0, 50.0], [350.0, 50.0], [350.0, 350.0], [50.0, 350.0]]  # 9x9, 37.5 px apart
+    image[50 + 3 * 37 : 50 + 3 * 37 + 4, 50 + 5 * 37 : 50 + 5 * 37 + 4] = 0  # near (3, 5)
+    cut = Cutter.grid(homography(np.array(corners), 9), 9, 9, (400, 400))
+    view = cut(image)
+    assert view.shape[:2] == view_size(9, 9)[::-1] == (PATCH + 8 * PX,) * 2
+    y, x = np.unravel_index(np.argmin(view[..., 0]), view.shape[:2])
+    assert abs(x - (PX * 5 + 15.5)) <= 1.5 and abs(y - (PX * 3 + 15.5)) <= 1.5
+
+
+def test_the_whole_view_and_single_patches_agree() -> None:
+    """The network on a grid's view gives every point what it gives on that point's own patch
+    (valid convolutions, stride PX): the camera path and the map path read alike."""
+    r = render_board(ROWS, size=9, seed=5)
+    h, w = r.image.shape[:2]
+    H = homography(r.corners[0], 9)
+    net = StoneNet()
+    view = Cutter.grid(H, 9, 9, (w, h))(r.image)
+    whole = net.grid(view, 9, 9)
+    pts = np.stack(np.meshgrid(np.arange(9.0), np.arange(9.0)), axis=-1).reshape(-1, 2)
+    # patches cut from the view itself: exactly the same pixels
+    stack = np.concatenate(
+        [view[PX * int(y) : PX * int(y) + PATCH, PX * int(x) : PX * int(x) + PATCH] for x, y in pts]
+    )
+    each = net.patches(stack)
+    assert np.allclose(whole, each, atol=1e-4)
+
+
+def test_the_bundled_model_reads_a_rendered_board() -> None:
+    r = render_board(ROWS, size=9, seed=11, tilt=20)
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
+    obs = reader.read(r.image)
+    wrong = [
+        i for i, (a, b) in enumerate(zip(r.tokens, obs.states, strict=True)) if b not in ("?", a)
+    ]
+    assert not wrong
+    assert sum(s == "?" for s in obs.states) <= 3
+    assert obs.states.count("B") >= 4 and obs.states.count("W") >= 6
+
+
+def test_a_hand_over_the_board_is_unknown_never_a_stone() -> None:
+    rows = [" ".join(["."] * 19)] * 19
+    r = render_board(rows, size=19, seed=3, hand=True)
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 19)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
+    obs = reader.read(r.image)
+    assert r.hidden
+    assert not [i for i in r.hidden if obs.states[i] in ("B", "W")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped weights (last session's) read a white stone there; the 3D-trained "
+    "candidates of this session pass it but fail the gomrade tracking tests (MODEL_CARD.md)",
+)
+def test_a_spot_placed_between_points_reads_no_stone() -> None:
+    """A hand-placed map spot dragged off its stone to between four points (the calibrate page)
+    must not read a stone: there is none at its centre (it reads empty or ``?``)."""
+    from companion.vision.geometry import project
+
+    rows = [
+        ". . . . . . . . .",
+        ". B . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . W . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . B . .",
+        ". . . . . . . . .",
+        ". . W . . . . . .",
+    ]
+    r = render_board(rows, size=9, seed=5, tilt=15)
+    H = homography(r.corners[0], 9)
+    grid = np.stack(np.meshgrid(np.arange(9.0), np.arange(9.0)), axis=-1).reshape(-1, 2)
+    spacing = float(
+        np.median(
+            np.linalg.norm(project(H, grid + np.array([1.0, 0.0])) - project(H, grid), axis=1)
+        )
+    )
+    size = (r.image.shape[1], r.image.shape[0])
+    for between in ([1.5, 1.5], [3.5, 3.5], [4.5, 2.5], [6.5, 5.5]):
+        spots = project(H, np.array([between, [1.0, 1.0], [4.0, 3.0]]))
+        region = Region(H=np.eye(3), points=spots, spots=(0, 1, 2), scale=spacing)
+        obs = StoneReader([region], size, reader="net").read(r.image)
+        assert obs.states[0] in (".", "?"), (between, obs.states)
+        assert obs.states[1:] == ("B", "W")
+
+
+def test_unsure_and_covered_spots_read_unknown() -> None:
+    probs = np.array(
+        [[0.97, 0.01, 0.01, 0.01], [0.5, 0.45, 0.05, 0.0], [0.05, 0.0, 0.0, 0.95], [0, 0, 1, 0]],
+        dtype=np.float32,
+    )
+    tokens, conf = decide(probs, 0.9)
+    assert tokens == [".", "?", "?", "W"]
+    assert conf[1] == conf[2] == 0.0 and conf[3] == 1.0
+
+
+def test_a_smaller_frame_or_a_bad_image_is_refused() -> None:
+    r = render_board(ROWS, size=9, seed=1)
+    reader = StoneReader(
+        [Region.grid(r.corners[0], 9)], (r.image.shape[1], r.image.shape[0]), reader="net"
+    )
+    with pytest.raises(VisionError):
+        reader.read(r.image[:100, :100])
+    with pytest.raises(VisionError):
+        reader.read(np.zeros((50, 50), np.uint8))  # type: ignore[arg-type]
+    with pytest.raises(VisionError):
+        StoneNet(b"not an onnx file")
+
+
+def test_the_exporter_gives_what_torch_gives() -> None:
+    """A trained-for-a-few-steps network exported to ONNX and run by cv2.dnn matches PyTorch
+    (temperature folded in), on a whole view of a different size than it was exported at."""
+    torch = pytest.importorskip("torch")
+    from companion.vision import train_reader as tr
+    from companion.vision.reader_data import plain_view
+
+    items = _small_items(2)
+    trained = tr.train(items, items[:1], steps=3, batch=4)
+    trained.temperature = 2.0
+    net = StoneNet(tr.export_onnx(trained))
+    view = plain_view(items[0])
+    with torch.no_grad():
+        z = trained.net(torch.from_numpy(view.transpose(2, 0, 1)[None].astype(np.float32)))
+    p = torch.softmax(z / 2.0, dim=1)[0].reshape(4, -1).T.numpy()
+    n = items[0].size
+    assert np.allclose(net.grid(view, n, n), p, atol=1e-4)
+
+
+def test_a_short_training_run_learns() -> None:
+    """Training smoke test (seconds): the loss falls on rendered boards."""
+    pytest.importorskip("torch")
+    from companion.vision import train_reader as tr
+
+    items = _small_items(4)
+    losses: list[float] = []
+    tr.train(items, [], steps=40, batch=8, seed=1, on_step=lambda _s, v: losses.append(v))
+    assert np.mean(losses[-8:]) < 0.7 * np.mean(losses[:8])
+
+
+def _small_items(count: int) -> list[object]:
+    """Small rendered 9x9 boards as training items (seeds never used for the shipped model)."""
+    from companion.vision.reader_data import TOKEN_CLASS, prepare
+    from companion.vision.render import random_position
+
+    out = []
+    for k in range(count):
+        rows = random_position(9, stones=0.4, seed=10**6 + k)
+        r = render_board(rows, size=9, width=320, height=240, seed=10**6 + k)
+        labels = np.array([TOKEN_CLASS[t] for t in r.tokens], np.int8).reshape(9, 9)
+        out.append(prepare(r.image, r.corners[0], 9, labels, source="renders", name=str(k)))
+    return out
