@@ -118,6 +118,14 @@ def _peaks(heat: NDArray[np.float32]) -> list[tuple[float, float, float]]:
     return out[:MAX_PEAKS]
 
 
+def _clockwise(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Four points as TL, TR, BR, BL on screen, as ``find_board.order_corners`` orders them
+    (not imported from there: find_board imports this module)."""
+    c = p.mean(axis=0)
+    q = p[np.argsort(np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0]))]
+    return np.roll(q, -int(np.argmin(q.sum(axis=1))), axis=0)
+
+
 def _iou(quad: NDArray[np.float64], mask: NDArray[np.float32]) -> float:
     """How well ``quad`` (output cells) covers the mask (soft IoU)."""
     m8 = np.zeros(mask.shape, np.uint8)
@@ -134,12 +142,10 @@ def decode(
     """Up to ``limit`` (confidence, four corners in input pixels, TL TR BR BL) from the maps:
     each four peaks forming a convex quadrilateral, judged by their heights and by how well
     the quadrilateral matches the mask."""
-    from companion.vision.find_board import order_corners
-
     peaks = _peaks(heat)
     found: list[tuple[float, NDArray[np.float64]]] = []
     for four in itertools.combinations(peaks, 4):
-        pts = order_corners(np.array([(x, y) for x, y, _ in four], np.float64))
+        pts = _clockwise(np.array([(x, y) for x, y, _ in four], np.float64))
         if not cv2.isContourConvex(np.round(pts * 8).astype(np.int32)):
             continue
         if cv2.contourArea(pts.astype(np.float32)) < 16:

@@ -147,3 +147,17 @@ def test_held_out_photos_are_never_training_frames() -> None:
         board_data.photo_frames("../shared/data/photos", ["imago"])
     with pytest.raises(board_data.CompanionError):
         board_data.scene_frame(TEST_SEEDS_FROM)
+
+
+def test_proposals_are_ordered_as_the_finder_orders_corners() -> None:
+    from companion.vision.find_board import order_corners
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        centre = rng.uniform(60, 180, 2)
+        turn = rng.uniform(0, 2 * np.pi)
+        radius = rng.uniform(20, 60)
+        angles = turn + np.array([0, 0.5, 1, 1.5]) * np.pi + rng.uniform(-0.2, 0.2, 4)
+        quad = centre + radius * np.column_stack([np.cos(angles), np.sin(angles)])
+        shuffled = quad[rng.permutation(4)]
+        assert np.array_equal(board_net._clockwise(shuffled), order_corners(shuffled))
