@@ -12,6 +12,8 @@ from collections import Counter
 
 import click
 
+from companion.commands._options import reader_option
+
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wood", 19, {}),
     ("wood", 19, {"hand": True, "tilt": 15}),
@@ -38,7 +40,8 @@ CASES: list[tuple[str, int, dict[str, object]]] = [
     help="Instead: this many fresh 3D test renders (seeds from 10**6, never trained on), "
     "one table per factor.",
 )
-def command(seeds: int, factors: int) -> None:
+@reader_option
+def command(seeds: int, factors: int, stone_reader: str | None) -> None:
     """Per board look: spots read right, unknown and wrong over SEEDS random positions.
 
     Spots a hand covers are counted apart: "hidden ?" is how many of them read unknown, and
@@ -48,20 +51,28 @@ def command(seeds: int, factors: int) -> None:
     corners, and a table per factor (light colour, camera elevation, stones on the board,
     focus and motion blur, hand, board, stones).
     """
-    if factors:
-        _by_factor(factors)
-        return
     from companion.vision.pipeline import read_photo
+    from companion.vision.read_stones import DEFAULT_READER
+
+    reader = stone_reader or DEFAULT_READER
+    if factors:
+        _by_factor(factors, reader)
+        return
     from companion.vision.render import random_position, render_board
 
-    click.echo(f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}")
+    click.echo(
+        f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}"
+        f"  (reader: {reader})"
+    )
     for style, size, options in CASES:
         seen: Counter[str] = Counter()
         hidden = hidden_unknown = hidden_wrong = 0
         for seed in range(seeds):
             rows = random_position(size, stones=0.3, seed=100 + seed)
             frame = render_board(rows, size=size, style=style, seed=seed, **options)  # type: ignore[arg-type]
-            read = read_photo(frame.image, size=size, corners=frame.corners[0]).observation
+            read = read_photo(
+                frame.image, size=size, corners=frame.corners[0], reader=reader
+            ).observation
             for i, (truth, got) in enumerate(zip(frame.tokens, read.states, strict=True)):
                 if i in frame.hidden:
                     hidden += 1
@@ -111,7 +122,7 @@ def _draw(seed: int) -> tuple[dict[str, str], object, int]:
     return factors, scene, size
 
 
-def _by_factor(count: int) -> None:
+def _by_factor(count: int, reader: str) -> None:
     from collections import defaultdict
 
     from companion.vision.pipeline import read_photo
@@ -122,7 +133,12 @@ def _by_factor(count: int) -> None:
     with click.progressbar(seeds, label="test renders", file=sys.stderr) as bar:
         for seed in bar:
             factors, frame, size = _draw(seed)
-            read = read_photo(frame.image, size=size, corners=frame.corners[0]).observation  # type: ignore[attr-defined]
+            read = read_photo(
+                frame.image,  # type: ignore[attr-defined]
+                size=size,
+                corners=frame.corners[0],  # type: ignore[attr-defined]
+                reader=reader,
+            ).observation
             c: Counter[str] = Counter()
             for i, (truth, got) in enumerate(zip(frame.tokens, read.states, strict=True)):  # type: ignore[attr-defined]
                 if i in frame.hidden:  # type: ignore[attr-defined]
@@ -140,7 +156,7 @@ def _by_factor(count: int) -> None:
                 tallies[factor][bucket] += c
     click.echo(
         f"{count} fresh 3D test renders (seeds {TEST_SEEDS_FROM}..{TEST_SEEDS_FROM + count - 1}, "
-        "never trained on), true corners"
+        f"never trained on), true corners, {reader} reader"
     )
     for factor, buckets in tallies.items():
         click.echo(f"\n{factor}")

@@ -459,22 +459,16 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
     sizes = (size,) if size else SIZES
-    found = _locate(bh, masks, sizes, size is not None)
-    bh_lines, sharpened = bh, False
+    found = _whole(_locate(bh, masks, sizes, size is not None), bh, masks, sizes, size)
+    sharpened = False
     if found is None or found[0] < GOOD_SCORE:
         # blurred (focus, motion): lines too soft for the masks; sharpen and look again
         soft = gray.astype(np.float32)
         sharp = soft + SHARPEN * (soft - cv2.GaussianBlur(soft, (0, 0), 3.0))
         bh2, masks2 = line_masks(np.asarray(np.clip(sharp, 0, 255), dtype=np.uint8), kernel)
-        again = _locate(bh2, masks2, sizes, size is not None)
+        again = _whole(_locate(bh2, masks2, sizes, size is not None), bh2, masks2, sizes, size)
         if again is not None and (found is None or again[0] > found[0]):
-            found, bh_lines, masks, sharpened = again, bh2, masks2, True
-    if found is not None:
-        _score, quad, n = found
-        bigger = tuple(s for s in SIZES if s > n)
-        if size is None and bigger and _extends(bh_lines, quad, n):
-            # lines go on past this grid: it is a part of a bigger board
-            found = _locate(bh_lines, masks, bigger, False)
+            found, sharpened = again, True
     if found is None or found[0] < SURE_SCORE or sharpened:
         # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
         # lattice of whatever marks its points
@@ -496,6 +490,26 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     with contextlib.suppress(VisionError):  # a degenerate local fit: the grid's corners stand
         corners = order_corners(_corner_refine(image, corners, n))
     return score, corners, n
+
+
+def _whole(
+    found: tuple[float, Corners, int] | None,
+    bh: NDArray[np.uint8],
+    masks: list[NDArray[np.uint8]],
+    sizes: Sequence[int],
+    size: int | None,
+) -> tuple[float, Corners, int] | None:
+    """``found`` itself, or when lines go on past it (it is a part of a bigger board) the
+    best bigger grid in the same look. Checked in each look apart, so a part of a board
+    seen clearly (a score to skip the sharpened look) does not end the search when no
+    bigger grid shows in the plain look."""
+    if found is None or size is not None:
+        return found
+    _score, quad, n = found
+    bigger = tuple(s for s in sizes if s > n)
+    if not bigger or not _extends(bh, quad, n):
+        return found
+    return _locate(bh, masks, bigger, False)
 
 
 def _from_edge(

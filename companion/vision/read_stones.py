@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.observation import UNKNOWN, Observation
+from companion.observation import Observation
 from companion.vision.geometry import (
     NO_OFFSET,
     Corners,
@@ -36,7 +36,7 @@ from companion.vision.geometry import (
     as_corners,
     homography,
 )
-from companion.vision.stone_bands import classify
+from companion.vision.stone_bands import classify, unknown_around_patches
 from companion.vision.stone_cues import (
     COVERED,
     DEFAULT_CELL,
@@ -220,7 +220,7 @@ def _net_decision(
     """The network's tokens: confident classes kept, covered patches widened to ``?``."""
     states, conf = decide(probs, threshold)
     out = np.array(states, dtype="<U1")
-    _unknown_patches(out, conf, probs.argmax(axis=1) == 3, neighbours)
+    unknown_around_patches(out, conf, probs.argmax(axis=1) == 3, neighbours, size=PATCH, sure=SURE)
     return out.tolist(), conf
 
 
@@ -235,34 +235,6 @@ def _neighbours(regions: Sequence[Region], n: int) -> list[list[int]]:
         for a, b in zip(*np.nonzero(close), strict=True):
             out[region.spots[a]].append(region.spots[b])
     return out
-
-
-def _unknown_patches(
-    out: NDArray[np.str_],
-    conf: NDArray[np.float64],
-    covered: NDArray[np.bool_],
-    neighbours: Sequence[Sequence[int]],
-) -> None:
-    """Every patch of ``PATCH`` or more adjacent covered spots makes the spots around it ``?``."""
-    seen = np.zeros(len(out), dtype=bool)
-    for start in np.flatnonzero(covered):
-        if seen[start]:
-            continue
-        group, stack = [], [int(start)]
-        seen[start] = True
-        while stack:
-            i = stack.pop()
-            group.append(i)
-            for j in neighbours[i]:
-                if covered[j] and not seen[j]:
-                    seen[j] = True
-                    stack.append(j)
-        if len(group) >= PATCH:
-            for i in group:
-                for j in neighbours[i]:
-                    if conf[j] < SURE:
-                        out[j] = UNKNOWN
-                        conf[j] = 0.0
 
 
 def read_board(

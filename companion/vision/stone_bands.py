@@ -176,7 +176,9 @@ def classify(
     else:
         hidden = f.lines < EMPTY_LINES
     if neighbours is not None:
-        _unknown_patches(out, conf, hidden, neighbours)
+        unknown_around_patches(
+            out, conf, (out == UNKNOWN) & hidden, neighbours, size=PATCH, sure=0.95
+        )
     return out.tolist(), np.clip(conf, 0.0, 1.0)
 
 
@@ -187,16 +189,20 @@ def _pale(bg_tint: NDArray[np.float64]) -> bool:
     return float((rgb.max() - rgb.min()) / max(float(rgb.max()), 1e-6)) < PALE_BOARD
 
 
-def _unknown_patches(
+def unknown_around_patches(
     out: NDArray[np.str_],
     conf: NDArray[np.float64],
-    hidden: NDArray[np.bool_],
+    mask: NDArray[np.bool_],
     neighbours: Sequence[Sequence[int]],
+    *,
+    size: int,
+    sure: float,
 ) -> None:
-    """Grow every patch of ``PATCH`` or more adjacent unknown, line-less spots by one spot."""
-    odd = (out == UNKNOWN) & hidden
+    """Every patch of ``size`` or more adjacent ``mask`` spots (a hand, most likely) makes the
+    spots around it ``?``, unless a spot was read at least ``sure``: a hand's edge misleads both
+    readers, so what touches it is not trusted on an ordinary confidence."""
     seen = np.zeros(len(out), dtype=bool)
-    for start in np.flatnonzero(odd):
+    for start in np.flatnonzero(mask):
         if seen[start]:
             continue
         group, stack = [], [int(start)]
@@ -205,12 +211,12 @@ def _unknown_patches(
             i = stack.pop()
             group.append(i)
             for j in neighbours[i]:
-                if odd[j] and not seen[j]:
+                if mask[j] and not seen[j]:
                     seen[j] = True
                     stack.append(j)
-        if len(group) >= PATCH:
+        if len(group) >= size:
             for i in group:
                 for j in neighbours[i]:
-                    if conf[j] < 0.95:
+                    if conf[j] < sure:
                         out[j] = UNKNOWN
                         conf[j] = 0.0

@@ -18,7 +18,7 @@ weights were made. Covered or below :data:`CONFIDENT` reads ``?``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 import cv2
@@ -34,6 +34,11 @@ PATCH = 32  # the network's receptive field in view pixels (four spacings)
 HALF = (PATCH - 1) / 2.0  # a point's pixel-centre coordinate in its own patch
 CLASSES = (EMPTY, BLACK, WHITE, UNKNOWN)  # the last is "covered": a hand, a sleeve, a cup
 CONFIDENT = 0.9  # a spot is read only if its class has at least this probability
+# Beyond this many spacings outside the outermost lines a grid's view is filled with BLANK (in
+# training and at run time alike): what lies beyond the board (a table, a hand, a narrow margin
+# or a wide one) never reaches the network, so edge points read the same on any table.
+BEYOND = 0.8
+BLANK = 128
 MODEL = "stones.onnx"
 
 
@@ -68,6 +73,7 @@ class Cutter:
     factor: int
     map1: NDArray[np.int16]
     map2: NDArray[np.uint16]
+    board: tuple[int, int] | None = None  # a grid's (width, height): its view is blanked beyond
 
     @classmethod
     def grid(
@@ -80,7 +86,7 @@ class Cutter:
         pix = project(view_homography(H), uv).reshape(vh, vw, 2)
         rr, cc = np.mgrid[0:height, 0:width]
         pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
-        return cls._build(pix, spacing_px(H, pts), image_size)
+        return replace(cls._build(pix, spacing_px(H, pts), image_size), board=(width, height))
 
     @classmethod
     def patches(
@@ -133,7 +139,29 @@ class Cutter:
         out = cv2.remap(
             roi, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
-        return np.asarray(out, dtype=np.uint8)
+        view = np.asarray(out, dtype=np.uint8)
+        if self.board is not None:
+            blank_beyond(view, (0.0, 0.0), self.board)
+        return view
+
+
+def blank_beyond(
+    view: NDArray[np.uint8], first: tuple[float, float], board: tuple[int, int]
+) -> None:
+    """Fill (in place) the view's pixels more than :data:`BEYOND` spacings outside the lines.
+
+    ``first`` is the board position (column, row) of the view's first point, ``board`` the
+    board's (width, height) in points: a training window is a piece of a board, maybe cut off
+    the lattice, and is blanked exactly as the whole board's view would be there.
+    """
+    for axis, (start, count) in enumerate(zip(first, board, strict=True)):
+        # view pixel p shows board position start + (p - HALF) / PX along this axis
+        pos = start + (np.arange(view.shape[1 - axis]) - HALF) / PX
+        out = (pos < -BEYOND) | (pos > count - 1 + BEYOND)
+        if axis == 0:
+            view[:, out] = BLANK
+        else:
+            view[out, :] = BLANK
 
 
 class StoneNet:
@@ -194,4 +222,16 @@ def decide(
     return tokens.tolist(), conf
 
 
-__all__ = ["BLACK", "CLASSES", "EMPTY", "PATCH", "PX", "WHITE", "Cutter", "StoneNet", "decide"]
+__all__ = [
+    "BEYOND",
+    "BLACK",
+    "BLANK",
+    "CLASSES",
+    "EMPTY",
+    "PATCH",
+    "PX",
+    "WHITE",
+    "Cutter",
+    "StoneNet",
+    "decide",
+]

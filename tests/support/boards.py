@@ -28,6 +28,20 @@ FINISHED_9 = [
 #: The spot of the dead stone H6 on :data:`FINISHED_9`.
 DEAD_H6 = 3 * 9 + 7
 
+#: A scattered 9x9 position, a stone of each colour near every side, for the stone readers'
+#: tests on renders.
+SCATTERED_9 = [
+    ". . . . . . . . .",
+    ". W . . . . . B .",
+    ". . B . . . . . .",
+    ". . . W W . . . .",
+    ". . . W B . . . .",
+    ". . . . . . W . .",
+    ". B . . . . . . .",
+    ". . . . . . . W .",
+    "W . . . . . . . B",
+]
+
 _STONES = {"B": BLACK, "X": BLACK, "#": BLACK, "W": WHITE, "O": WHITE}
 
 

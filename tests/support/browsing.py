@@ -29,3 +29,12 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def log_in(page: Any, url: str, pin: str, *, timeout: float = 5000) -> None:
+    """Log in with the table's PIN, then open the table page and wait for its live feed."""
+    page.goto(url + "/login")
+    page.fill("input[name=pin]", pin)
+    page.click("button[type=submit]")
+    page.goto(url + "/")
+    page.wait_for_selector(".status.live", timeout=timeout)

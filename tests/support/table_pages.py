@@ -22,6 +22,7 @@ from companion.runtime.inputs import InputOptions
 from companion.runtime.registry import open_input
 from companion.table.session import TableSession
 from companion.web.app import create_app
+from tests.support.browsing import log_in
 from tests.support.clock import until  # noqa: F401  (the page tests take it from here)
 from tests.support.serving import served_app
 
@@ -68,11 +69,10 @@ def open_page(browser: Any, url: str, viewport: str, *, login: bool) -> tuple[An
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     if login:
-        page.goto(url + "/login")
-        page.fill("input[name=pin]", PIN)
-        page.click("button[type=submit]")
-    page.goto(url + "/")
-    page.wait_for_selector(".status.live", timeout=10000)
+        log_in(page, url, PIN, timeout=10000)
+    else:
+        page.goto(url + "/")
+        page.wait_for_selector(".status.live", timeout=10000)
     return context, page, errors
 
 

@@ -241,3 +241,22 @@ def test_a_degenerate_candidate_is_no_board_not_a_traceback(
     monkeypatch.setattr(fb, "_search", degenerate)
     with pytest.raises(BoardNotFound, match="no board"):
         find_board(np.zeros((100, 100, 3), np.uint8))
+
+
+def test_a_part_of_a_board_seen_clearly_gives_way_to_the_whole() -> None:
+    """A 13x13 block of a 19x19 board's lines is a perfect 13 grid; the crossings that go on
+    past it send the search to the bigger sizes in the same look, which finds the 19."""
+    from companion.vision import find_board as fb
+    from companion.vision.geometry import homography, project
+
+    r = render_board(EMPTY19, size=19, width=800, height=600, rotate=5, fill=0.85, seed=4)
+    gray = cv2.cvtColor(r.image, cv2.COLOR_BGR2GRAY)
+    bh, masks = fb.line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    block = project(
+        homography(r.corners[0], 19), np.array([[3, 3], [15, 3], [15, 15], [3, 15]], float)
+    )
+    whole = fb._whole((1.0, block, 13), bh, masks, fb.SIZES, None)
+    assert whole is not None and whole[2] == 19
+    assert _found_within(whole[1], r.corners[0], 19) <= 0.25
+    # told the size, the finder takes the block as it is
+    assert fb._whole((1.0, block, 13), bh, masks, (13,), 13) == (1.0, block, 13)

@@ -15,18 +15,9 @@ from companion.vision.read_stones import (
     read_board,
 )
 from companion.vision.render import render_board
+from tests.support.boards import SCATTERED_9
 
-ROWS = [
-    ". . . . . . . . .",
-    ". W . . . . . B .",
-    ". . B . . . . . .",
-    ". . . W W . . . .",
-    ". . . W B . . . .",
-    ". . . . . . W . .",
-    ". B . . . . . . .",
-    ". . . . . . . W .",
-    "W . . . . . . . B",
-]
+ROWS = SCATTERED_9
 
 
 def test_readers_are_named_and_a_wrong_name_is_refused() -> None:

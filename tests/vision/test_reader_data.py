@@ -63,3 +63,24 @@ def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
     assert reader_data.training_corners(None, near, 19) == (near, None)
     assert reader_data.training_corners(given, None, 19) == (given, None)
     assert reader_data.training_corners(None, None, 19) == (None, None)
+
+
+def test_a_random_table_is_painted_only_beyond_the_margin() -> None:
+    """The surround augmentation paints beyond a margin of MARGIN_MIN to BEYOND spacings outside
+    the edge lines, never on the board, and the blank beyond BEYOND covers it as at run time."""
+    from companion.vision.stone_net import BEYOND, BLANK, HALF, PX, blank_beyond
+
+    n = 9
+    w, h = view_size(n, n)
+    rng = np.random.default_rng(1)
+    changed = np.zeros((h, w), dtype=bool)
+    for _ in range(20):
+        view = np.full((h, w, 3), 77, dtype=np.uint8)
+        reader_data._random_surround(view, (0.0, 0.0), n, rng)
+        changed |= (view != 77).any(axis=2)
+    pos = (np.arange(w) - HALF) / PX
+    near = (pos >= -reader_data.MARGIN_MIN) & (pos <= n - 1 + reader_data.MARGIN_MIN)
+    assert not changed[np.ix_(near, near)].any()
+    assert changed[:, pos < -BEYOND + 0.05].all() and changed[pos > n - 1 + BEYOND - 0.05].all()
+    blank_beyond(view, (0.0, 0.0), (n, n))
+    assert (view[:, pos < -BEYOND] == BLANK).all()

@@ -18,7 +18,7 @@ from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.session import TableSession
 from companion.web.app import create_app
-from tests.support.browsing import needs_chromium
+from tests.support.browsing import log_in, needs_chromium
 from tests.support.serving import served_app
 
 pytestmark = [
@@ -190,11 +190,7 @@ def test_every_page_loads_its_modules_without_an_error(served: Any, page: Any) -
 
 
 def _login(page: Any, url: str) -> None:
-    page.goto(url + "/login")
-    page.fill("input[name=pin]", PIN)
-    page.click("button[type=submit]")
-    page.goto(url + "/")
-    page.wait_for_selector(".status.live", timeout=5000)
+    log_in(page, url, PIN)
 
 
 def _shown(page: Any) -> list[str]:

@@ -16,7 +16,7 @@ from companion.journal import Journal
 from companion.table import intents as it
 from companion.table.session import TableSession
 from companion.web.app import create_app
-from tests.support.browsing import needs_chromium
+from tests.support.browsing import log_in, needs_chromium
 from tests.support.serving import served_app
 
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -35,11 +35,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, TableSession]]:
 
 
 def _login(page: Any, url: str) -> None:
-    page.goto(url + "/login")
-    page.fill("input[name=pin]", PIN)
-    page.click("button[type=submit]")
-    page.goto(url + "/")
-    page.wait_for_selector(".status.live", timeout=5000)
+    log_in(page, url, PIN)
 
 
 def _tap(page: Any, spot: int) -> None:
