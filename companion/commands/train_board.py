@@ -13,12 +13,21 @@ from pathlib import Path
 import click
 
 TEST_SEEDS_FROM = 1_000_000
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "board.onnx"
+MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
+#: Where each stage's weights go by default: the proposer, then the corner network.
+DEFAULT_OUT = {"proposer": MODELS / "board.onnx", "corners": MODELS / "board_corner.onnx"}
 #: Frames are cached here (outside the repository): a 3D scene takes about a second.
 DEFAULT_CACHE = "~/.cache/companion/boards"
 
 
 @click.command()
+@click.option(
+    "--stage",
+    type=click.Choice(["proposer", "corners"]),
+    default="proposer",
+    show_default=True,
+    help="The proposer (whole frames) or the corner network (patches around each corner).",
+)
 @click.option("--scenes", default=1500, show_default=True, type=click.IntRange(0, 100000))
 @click.option("--flat", default=800, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
@@ -52,8 +61,17 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
 )
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--cache", default=DEFAULT_CACHE, show_default=True, help="Frame cache folder.")
-@click.option("--out", default=str(DEFAULT_OUT), show_default=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--width", default=16, show_default=True, type=click.IntRange(4, 128), help="Channels."
+)
+@click.option(
+    "--out",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="ONNX file to write [default: the stage's file in companion/vision/models].",
+)
 def command(
+    stage: str,
     scenes: int,
     flat: int,
     empty: int,
@@ -65,9 +83,11 @@ def command(
     render_seed: int,
     threads: int,
     cache: str,
-    out: str,
+    width: int,
+    out: str | None,
 ) -> None:
-    """Train the board proposer on rendered frames (and gomrade photos), export ONNX to OUT."""
+    """Train the board proposer or its corner network on rendered frames (and gomrade
+    photos), export ONNX."""
     from companion.errors import CompanionError
 
     last = render_seed + max(scenes, flat, empty)
@@ -95,7 +115,9 @@ def command(
                 board_data.cached(kind, seeds, cache), length=count, label=kind, file=sys.stderr
             ) as bar:
                 frames += list(bar)
-        settings = train_board.Settings(seed=seed, steps=steps, batch=batch_size, threads=threads)
+        settings = train_board.Settings(
+            seed=seed, steps=steps, batch=batch_size, threads=threads, width=width
+        )
         t0 = time.perf_counter()
         losses: list[float] = []
         with click.progressbar(length=steps, label="training", file=sys.stderr) as steps_bar:
@@ -107,12 +129,14 @@ def command(
                     recent = sum(losses[-100:]) / len(losses[-100:])
                     click.echo(f"  step {step + 1}: loss {recent:.4f}", file=sys.stderr)
 
-            model = train_board.train(frames, settings, on_step)
-        train_board.export(model, Path(out))
+            fit = train_board.train_corners if stage == "corners" else train_board.train
+            model = fit(frames, settings, on_step)
+        target = Path(out) if out else DEFAULT_OUT[stage]
+        train_board.export(model, target)
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc
-    size = Path(out).stat().st_size
+    size = target.stat().st_size
     click.echo(
-        f"trained on {len(frames)} frames, {steps} steps of {batch_size} in "
-        f"{time.perf_counter() - t0:.0f} s; wrote {out} ({size / 1024:.0f} KiB)"
+        f"trained the {stage} on {len(frames)} frames, {steps} steps of {batch_size} in "
+        f"{time.perf_counter() - t0:.0f} s; wrote {target} ({size / 1024:.0f} KiB)"
     )

@@ -23,7 +23,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import CompanionError, VisionError
-from companion.vision.board_net import INPUT_H, INPUT_W, STRIDE, letterbox
+from companion.vision.board_net import (
+    INPUT_H,
+    INPUT_W,
+    PATCH,
+    STRIDE,
+    corner_patch,
+    letterbox,
+    patch_to_image,
+    pyramid,
+)
+from companion.vision.geometry import project
 
 Image = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -31,6 +41,8 @@ STORE_SIDE = 384  # longer side of a stored frame, pixels
 TEST_SEEDS_FROM = 1_000_000  # = companion.vision.scene.TEST_SEEDS_FROM (not imported: slow)
 HELD_OUT_SETS = ("imago",)  # photo sets eval-finder --part held-out measures: never trained on
 SIGMA = 1.2  # corner peaks' spread in output cells
+GUESS_SIDE = 0.04  # a first guess's corner error (per axis, in board sides), as the proposals'
+GUESS_SPACING = 0.35  # a second guess's corner error (per axis, in spacings)
 _FRAMES = ((4, 3), (16, 9), (4, 3), (3, 4), (4, 3))  # aspect ratios as eval-finder draws them
 
 
@@ -243,3 +255,40 @@ def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
         corners = corners * k + off
     heat, mask = targets(corners)
     return out.astype(np.float32) / 255.0, heat, mask
+
+
+def corner_sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, NDArray[np.float64]]:
+    """One training patch for the corner network: a corner of ``frame``'s board seen through
+    a guess of the four corners off by about what the proposals miss by (half the time the
+    first guess's error, else the smaller one left for the second round), under the same
+    colour, blur, noise and JPEG as :func:`sample`: (patch HxWx3 float 0..1 BGR, where the
+    true corner is in the patch, pixels)."""
+    if frame.corners is None:
+        raise CompanionError(f"{frame.name} has no board: no corner to learn")
+    t = np.asarray(frame.corners, np.float64)
+    n = frame.size
+    side = float(np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean())
+    k = int(rng.integers(0, 4))
+    m, spot = patch_to_image(t, n, k), np.full(2, PATCH / 2 - 0.5)
+    for _ in range(10):
+        sd = GUESS_SIDE * side if rng.uniform() < 0.5 else GUESS_SPACING * side / (n - 1)
+        guess = patch_to_image(t + rng.normal(0, sd, (4, 2)), n, k)
+        if not np.isfinite(guess).all() or abs(np.linalg.det(guess)) < 1e-12:
+            continue
+        at = project(np.linalg.inv(guess), t[k])
+        if np.all(at > 4) and np.all(at < PATCH - 5):
+            m, spot = guess, at
+            break
+    patch = corner_patch(pyramid(frame.image), m)
+    f = _look(patch.astype(np.float32), rng)
+    sigma = rng.uniform(0, 1.5) if rng.uniform() < 0.5 else 0.0
+    if sigma > 0.3:
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.uniform() < 0.3:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
+        if not ok:
+            raise VisionError("JPEG encoding failed")
+        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return out.astype(np.float32) / 255.0, spot

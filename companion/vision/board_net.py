@@ -38,6 +38,11 @@ PEAK = 0.25  # a corner peak below this is no corner
 MASK_AGREE = 0.6  # the four corners' quadrilateral must match the mask this well (IoU)
 MAX_PEAKS = 7  # peaks tried in fours
 EDGE_SPACINGS = 0.5  # the board's colour is sampled this far beyond a proposal's outer lines
+CORNER_WEIGHTS = WEIGHTS.with_name("board_corner.onnx")
+PATCH = 72  # side of a corner patch, pixels
+PATCH_HALF = 3.0  # a corner patch reaches this many spacings either side of the guess
+PATCH_STRIDE = 4  # patch pixels per cell of the corner map
+_INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
 def letterbox(image: Image) -> tuple[Image, NDArray[np.float64], NDArray[np.float64]]:
@@ -58,7 +63,8 @@ def letterbox(image: Image) -> tuple[Image, NDArray[np.float64], NDArray[np.floa
 
 
 class BoardNet:
-    """The network behind :func:`propose`, loaded once from an ONNX file."""
+    """One of the proposer's networks (:func:`propose`'s maps, :func:`refine`'s corner
+    maps), loaded once from an ONNX file; it gives logits."""
 
     def __init__(self, path: Path) -> None:
         try:
@@ -69,15 +75,22 @@ class BoardNet:
         self._net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
         self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
 
-    def maps(self, view: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Corner and mask maps (0..1) for a letterboxed view (the file gives logits)."""
-        blob = cv2.dnn.blobFromImage(view, 1.0 / 255.0)
+    def run(self, blob: NDArray[np.float32], channels: int) -> NDArray[np.float32]:
+        """The logits for a (batch, 3, h, w) blob, checked to be (batch, channels, h', w')."""
         with self._lock:
             self._net.setInput(blob)
-            logits = np.asarray(self._net.forward(), np.float32)
+            out = np.asarray(self._net.forward(), np.float32)
+        if out.ndim != 4 or out.shape[:2] != (blob.shape[0], channels):
+            raise VisionError(
+                f"the board network gave maps of shape {out.shape}, "
+                f"not ({blob.shape[0]}, {channels}, h, w)"
+            )
+        return out
+
+    def maps(self, view: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Corner and mask maps (0..1) for a letterboxed view."""
+        logits = self.run(np.asarray(cv2.dnn.blobFromImage(view, 1.0 / 255.0), np.float32), 2)
         out = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
-        if out.ndim != 4 or out.shape[1] != 2:
-            raise VisionError(f"the board network gave maps of shape {out.shape}, not (1, 2, h, w)")
         return out[0, 0], out[0, 1]
 
 
@@ -170,6 +183,103 @@ def propose(image: Image, *, path: Path | None = None, limit: int = 2) -> list[N
     return [(c - off) / k for _conf, c in decode(heat, mask, limit=limit)]
 
 
+def pyramid(image: Image, levels: int = 4) -> list[Image]:
+    """``image`` and its halvings (:func:`corner_patch` samples the level nearest its scale)."""
+    out = [image]
+    while len(out) <= levels and min(out[-1].shape[:2]) >= 64:
+        out.append(np.asarray(cv2.pyrDown(out[-1]), np.uint8))
+    return out
+
+
+def patch_to_image(quad: Corners, n: int, k: int) -> NDArray[np.float64]:
+    """The homography from corner ``k``'s patch (pixels) to the image: the patch shows the
+    board plane around the grid's corner ``k`` as ``quad`` puts it, :data:`PATCH_HALF`
+    spacings either way, turned and mirrored so the board's inside is always down-right."""
+    pps = PATCH / (2 * PATCH_HALF)  # patch pixels per spacing
+    g = np.array([(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], np.float64)[k]
+    s = _INWARD[k]
+    a = np.array(
+        [
+            [s[0] / pps, 0, g[0] + s[0] * (0.5 / pps - PATCH_HALF)],
+            [0, s[1] / pps, g[1] + s[1] * (0.5 / pps - PATCH_HALF)],
+            [0, 0, 1],
+        ]
+    )
+    out: NDArray[np.float64] = homography(np.asarray(quad, np.float64), n) @ a
+    return out
+
+
+def corner_patch(levels: Sequence[Image], m: NDArray[np.float64]) -> Image:
+    """The :data:`PATCH`-pixel patch that ``m`` (patch -> image, :func:`patch_to_image`)
+    maps into the image: drawn at twice the size from the pyramid level where a spacing is
+    between one and two patch spacings, then halved by area (so thin lines are neither
+    aliased away nor blown up, whatever the photo's size)."""
+    pps = PATCH / (2 * PATCH_HALF)
+    c = PATCH / 2 - 0.5
+    p = project(m, np.array([[c, c], [c + pps, c], [c, c + pps]], np.float64))
+    spacing = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())
+    level = 0
+    while level + 1 < len(levels) and spacing / 2 ** (level + 1) >= pps:
+        level += 1
+    f = 0.5**level
+    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])  # 2x patch -> patch
+    big = cv2.warpPerspective(
+        levels[level],
+        to_level @ m @ twice,
+        (2 * PATCH, 2 * PATCH),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(cv2.resize(big, (PATCH, PATCH), interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def corner_spot(logits: NDArray[np.float32]) -> tuple[float, float, float]:
+    """(x, y, weight) from one corner map of logits: the softmax's mean over the 5 x 5 cells
+    around its peak, in patch pixels, and the share of the softmax there."""
+    z = logits.astype(np.float64)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    h, w = p.shape
+    y, x = np.unravel_index(int(np.argmax(p)), p.shape)
+    y0, y1, x0, x1 = max(0, y - 2), min(h, y + 3), max(0, x - 2), min(w, x + 3)
+    win = p[y0:y1, x0:x1]
+    mass = float(win.sum())
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    cx, cy = float((gx * win).sum() / mass), float((gy * win).sum() / mass)
+    return (cx + 0.5) * PATCH_STRIDE - 0.5, (cy + 0.5) * PATCH_STRIDE - 0.5, mass
+
+
+def refine(
+    levels: Sequence[Image], quads: Sequence[tuple[Corners, int]], *, rounds: int = 2
+) -> list[Corners]:
+    """Each (corners, size) with every corner moved where the corner network finds the grid's
+    corner in a patch around it, ``rounds`` times (the second patch, rectified by the first
+    answer, is sharper); unchanged without the corner network's weights."""
+    net = load(CORNER_WEIGHTS)
+    out = [np.array(q, np.float64) for q, _n in quads]  # copies: the guesses stay
+    if net is None or not quads:
+        return out
+    for _ in range(rounds):
+        ms, patches = [], []
+        for q, (_q0, n) in zip(out, quads, strict=True):
+            for k in range(4):
+                m = patch_to_image(q, n, k)
+                ms.append(m)
+                patches.append(corner_patch(levels, m) if np.isfinite(m).all() else None)
+        live = [p for p in patches if p is not None]
+        if not live:
+            return out
+        logits = net.run(np.asarray(cv2.dnn.blobFromImages(live, 1.0 / 255.0), np.float32), 1)
+        it = iter(range(len(live)))
+        for i, (m, p) in enumerate(zip(ms, patches, strict=True)):
+            if p is None:
+                continue
+            x, y, _w = corner_spot(logits[next(it), 0])
+            out[i // 4][i % 4] = project(m, np.array([x, y], np.float64))
+    return out
+
+
 Judge = Callable[[NDArray[np.float32], Corners, int], float]
 
 
@@ -178,16 +288,17 @@ def candidates(
 ) -> list[tuple[float, Corners, int, NDArray[np.float32]]]:
     """The network's proposals in the finder's working copy ``small`` as the finder's board-edge
     candidates: (``judge``'s evidence, corners, size, distance from the board's colour) for
-    each proposal and size. The board's colour comes from a band just beyond the proposed
-    outer lines (the board's margin), as the finder takes it from inside a board's edge."""
+    each proposal and size, its corners first moved by :func:`refine`. The board's colour
+    comes from a band just beyond the proposed outer lines (the board's margin), as the
+    finder takes it from inside a board's edge."""
     out: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
-    for quad in propose(small):
-        for n in sizes:
-            m = -EDGE_SPACINGS
-            e = n - 1 + EDGE_SPACINGS
-            edge = project(
-                homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64)
-            )
-            dist = distance_map(lab, margin_colour(lab, edge))
-            out.append((judge(dist, quad, n), quad, n, dist))
+    pairs = [(quad, n) for quad in propose(small) for n in sizes]
+    if not pairs:
+        return out
+    for (_quad, n), quad in zip(pairs, refine(pyramid(small), pairs), strict=True):
+        m = -EDGE_SPACINGS
+        e = n - 1 + EDGE_SPACINGS
+        edge = project(homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64))
+        dist = distance_map(lab, margin_colour(lab, edge))
+        out.append((judge(dist, quad, n), quad, n, dist))
     return out

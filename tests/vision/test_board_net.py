@@ -1,5 +1,6 @@
-"""The learned board proposer: its maps decoded, the shipped network on a held-out render and
-on a cloth, the finder without weights, and the training pipeline end to end (a smoke run)."""
+"""The learned board proposer: its maps decoded, the corner network's patches and answers, the
+shipped networks on a held-out render and on a cloth, the finder without weights, and the
+training pipelines end to end (smoke runs)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from companion.errors import BoardNotFound
 from companion.vision import board_data, board_net
 from companion.vision.find_board import find_board
 from companion.vision.finder_eval import cloth, corner_error
+from companion.vision.geometry import homography, project
 from companion.vision.render import random_position, render_board
 from companion.vision.scene import TEST_SEEDS_FROM, render_scene
 
@@ -161,3 +163,91 @@ def test_proposals_are_ordered_as_the_finder_orders_corners() -> None:
         quad = centre + radius * np.column_stack([np.cos(angles), np.sin(angles)])
         shuffled = quad[rng.permutation(4)]
         assert np.array_equal(board_net._clockwise(shuffled), order_corners(shuffled))
+
+
+def _grid_image(corners: np.ndarray, n: int) -> np.ndarray:
+    """A pale board on a white table with ``n`` dark lines each way between ``corners``."""
+    image = np.full((480, 640, 3), 245, np.uint8)
+    h = homography(corners, n)
+    outline = project(h, np.array([[-1, -1], [n, -1], [n, n], [-1, n]], np.float64))
+    cv2.fillConvexPoly(image, np.round(outline).astype(np.int32), (150, 200, 230))
+    for i in range(n):
+        for a, b in (((i, 0), (i, n - 1)), ((0, i), (n - 1, i))):
+            p, q = project(h, np.array([a, b], np.float64))
+            cv2.line(image, tuple(map(round, p)), tuple(map(round, q)), (20, 20, 20), 2)
+    return image
+
+
+def test_a_corner_patch_is_centred_on_its_guess_with_the_board_inside_down_right() -> None:
+    truth = np.array([[150.0, 90.0], [500.0, 110.0], [520.0, 420.0], [130.0, 400.0]])
+    image = _grid_image(truth, 9)
+    levels = board_net.pyramid(image)
+    c = board_net.PATCH / 2 - 0.5
+    for k in range(4):
+        m = board_net.patch_to_image(truth, 9, k)
+        assert np.abs(project(m, np.array([c, c])) - truth[k]).max() < 1e-6
+        patch = board_net.corner_patch(levels, m).astype(np.float64).mean(axis=2)
+        half = board_net.PATCH // 2
+        inside, outside = patch[half + 4 :, half + 4 :], patch[: half - 4, : half - 4]
+        assert (inside < 150).mean() > 0.05, f"corner {k}: no lines down-right"
+        assert (outside < 150).mean() == 0, f"corner {k}: lines up-left, outside the grid"
+
+
+def test_a_corner_map_decodes_between_its_cells() -> None:
+    side = board_net.PATCH // board_net.PATCH_STRIDE
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    cx, cy = 7.3, 10.6  # cells
+    logits = -((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * 0.7**2)
+    x, y, weight = board_net.corner_spot(logits.astype(np.float32))
+    stride = board_net.PATCH_STRIDE
+    assert abs(x - ((cx + 0.5) * stride - 0.5)) < 0.3
+    assert abs(y - ((cy + 0.5) * stride - 0.5)) < 0.3
+    assert weight > 0.9
+
+
+def test_shipped_corner_network_pulls_a_rough_guess_onto_a_held_out_scene() -> None:
+    """Every corner of a held-out 3D render guessed a spacing off: refined to a third of one."""
+    sc = render_scene(HELD_OUT + 3, size=19, width=800, height=600)
+    truth = np.asarray(sc.corners[0], np.float64)
+    spacing = np.linalg.norm(truth[1] - truth[0]) / 18
+    rng = np.random.default_rng(5)
+    guess = truth + rng.choice([-1.0, 1.0], (4, 2)) * 0.8 * spacing
+    assert corner_error(guess, truth, 19) > 0.9
+    (refined,) = board_net.refine(board_net.pyramid(sc.image), [(guess, 19)])
+    assert corner_error(refined, truth, 19) < 0.34
+
+
+def test_without_corner_weights_refine_leaves_the_guess(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
+    guess = np.array([[10.0, 10.0], [90.0, 12.0], [88.0, 80.0], [12.0, 78.0]])
+    (same,) = board_net.refine([np.zeros((100, 100, 3), np.uint8)], [(guess, 9)])
+    assert np.array_equal(same, guess)
+
+
+def test_corner_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) -> None:
+    """A few steps on patches of one frame, exported, read back through cv2.dnn in a batch."""
+    torch = pytest.importorskip("torch")
+    from companion.vision import train_board
+
+    frames = [board_data.flat_frame(7), board_data.empty_frame(8)]  # the cloth is skipped
+    settings = train_board.Settings(seed=1, steps=3, batch=3, width=8)
+    losses: list[float] = []
+    model = train_board.train_corners(frames, settings, lambda _s, v: losses.append(v))
+    assert len(losses) == 3 and all(np.isfinite(losses))
+    again = train_board.train_corners(frames, settings)
+    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    path = tmp_path / "corner.onnx"
+    train_board.export(model, path)
+    rng = np.random.default_rng(2)
+    patches = [board_data.corner_sample(frames[0], rng)[0] for _ in range(3)]
+    blob = np.stack([p.transpose(2, 0, 1) for p in patches]).astype(np.float32)
+    got = board_net.load(path).run(blob, 1)  # type: ignore[union-attr]
+    with torch.no_grad():
+        ref = model(torch.from_numpy(blob)).numpy()
+    assert got.shape == (3, 1, board_net.PATCH // 4, board_net.PATCH // 4)
+    assert np.abs(got - ref).max() < 1e-3
+    with pytest.raises(board_data.CompanionError, match="no board"):
+        board_data.corner_sample(frames[1], rng)
