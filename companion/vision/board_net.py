@@ -42,6 +42,7 @@ CORNER_WEIGHTS = WEIGHTS.with_name("board_corner.onnx")
 PATCH = 72  # side of a corner patch, pixels
 PATCH_HALF = 3.0  # a corner patch reaches this many spacings either side of the guess
 PATCH_STRIDE = 4  # patch pixels per cell of the corner map
+SAME_BOARD = 0.5  # spacings: a proposal this near a finder's candidate is that candidate
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -283,19 +284,40 @@ def refine(
 Judge = Callable[[NDArray[np.float32], Corners, int], float]
 
 
+def _same_board(a: Corners, b: Corners, n: int) -> bool:
+    """Whether two grids of ``n`` lines put every corner within :data:`SAME_BOARD` spacings of
+    the other's (in any of the four turns: both run clockwise)."""
+    qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    spacing = float(np.linalg.norm(np.diff(qa, axis=0, append=qa[:1]), axis=1).mean()) / (n - 1)
+    worst = min(float(np.linalg.norm(np.roll(qb, k, axis=0) - qa, axis=1).max()) for k in range(4))
+    return worst < SAME_BOARD * spacing
+
+
+Candidate = tuple[float, Corners, int, NDArray[np.float32]]
+
+
 def candidates(
-    small: Image, lab: NDArray[np.float32], sizes: Sequence[int], judge: Judge
-) -> list[tuple[float, Corners, int, NDArray[np.float32]]]:
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    known: Sequence[Candidate] = (),
+) -> list[Candidate]:
     """The network's proposals in the finder's working copy ``small`` as the finder's board-edge
     candidates: (``judge``'s evidence, corners, size, distance from the board's colour) for
-    each proposal and size, its corners first moved by :func:`refine`. The board's colour
-    comes from a band just beyond the proposed outer lines (the board's margin), as the
-    finder takes it from inside a board's edge."""
-    out: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
+    each proposal and size, its corners first moved by :func:`refine`. A grid that one of the
+    finder's own ``known`` candidates already gives (same size, corners within half a
+    spacing, so its snapping ends in the same place) is left out: the net adds boards, it
+    does not reshuffle the ones the finder has. The board's colour comes from a band just
+    beyond the proposed outer lines (the board's margin), as the finder takes it from inside
+    a board's edge."""
+    out: list[Candidate] = []
     pairs = [(quad, n) for quad in propose(small) for n in sizes]
     if not pairs:
         return out
     for (_quad, n), quad in zip(pairs, refine(pyramid(small), pairs), strict=True):
+        if any(k[2] == n and _same_board(quad, k[1], n) for k in known):
+            continue
         m = -EDGE_SPACINGS
         e = n - 1 + EDGE_SPACINGS
         edge = project(homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64))

@@ -525,8 +525,11 @@ def _from_edge(
             (evidence(dist, bh, quad, n), quad, n, dist)
             for _st, quad, n in fit_in_edge(dist, edge, sizes)
         )
-    # the learned proposer's grids (none without its weights) compete on the same evidence
-    cands.extend(board_net.candidates(small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n)))
+    # the learned proposer's grids (none without its weights; none the finder already has)
+    # compete on the same evidence
+    cands.extend(
+        board_net.candidates(small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), cands)
+    )
     cands.sort(key=lambda c: -c[0])
     best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
     for ev, quad, n, dist in cands[:3]:

@@ -251,3 +251,18 @@ def test_corner_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: P
     assert np.abs(got - ref).max() < 1e-3
     with pytest.raises(board_data.CompanionError, match="no board"):
         board_data.corner_sample(frames[1], rng)
+
+
+def test_a_proposal_the_finder_already_has_is_left_out() -> None:
+    """The net adds boards; a grid among the finder's own candidates stays the finder's."""
+    from companion.vision.lattice import to_lab
+
+    sc = render_scene(HELD_OUT, size=19, width=640, height=480)
+    truth = np.asarray(sc.corners[0], np.float64)
+    lab = to_lab(sc.image)
+    judge = lambda _d, _q, _n: 1.0  # noqa: E731
+    fresh = board_net.candidates(sc.image, lab, (19,), judge)
+    assert any(corner_error(q, truth, 19) < 0.25 for _e, q, _n, _d in fresh)
+    known = [(1.0, truth + 3.0, 19, fresh[0][3])]  # the finder's, a few pixels off
+    again = board_net.candidates(sc.image, lab, (19,), judge, known)
+    assert all(corner_error(q, truth, 19) > 0.5 for _e, q, _n, _d in again)
