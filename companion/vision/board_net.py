@@ -42,7 +42,7 @@ CORNER_WEIGHTS = WEIGHTS.with_name("board_corner.onnx")
 PATCH = 72  # side of a corner patch, pixels
 PATCH_HALF = 3.0  # a corner patch reaches this many spacings either side of the guess
 PATCH_STRIDE = 4  # patch pixels per cell of the corner map
-SAME_BOARD = 0.5  # spacings: a proposal this near a finder's candidate is that candidate
+SAME_BOARD = 0.2  # spacings: a proposal this near a finder's candidate is that candidate
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -306,8 +306,8 @@ def candidates(
     """The network's proposals in the finder's working copy ``small`` as the finder's board-edge
     candidates: (``judge``'s evidence, corners, size, distance from the board's colour) for
     each proposal and size, its corners first moved by :func:`refine`. A grid that one of the
-    finder's own ``known`` candidates already gives (same size, corners within half a
-    spacing, so its snapping ends in the same place) is left out: the net adds boards, it
+    finder's own ``known`` candidates already gives (same size, corners within
+    :data:`SAME_BOARD` spacings: both snap to the same crossings) is left out: the net adds boards, it
     does not reshuffle the ones the finder has. The board's colour comes from a band just
     beyond the proposed outer lines (the board's margin), as the finder takes it from inside
     a board's edge."""
