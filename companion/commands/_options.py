@@ -73,7 +73,7 @@ reader_option = click.option(
     callback=_stone_reader,
     metavar="classic|net",
     help="Stone reader: classic (hand-made cues) or net (the learned classifier) "
-    "[default: the profile's, else classic].",
+    "[default: the profile's, else net].",
 )
 
 

@@ -30,6 +30,13 @@ from companion.errors import CompanionError
 @click.option("--renders", default=600, show_default=True, help="3D-rendered scenes to train on.")
 @click.option("--flat", default=300, show_default=True, help="Flat-renderer boards to train on.")
 @click.option(
+    "--hold-out",
+    "hold_out",
+    multiple=True,
+    help="With --leave-one-out: hold out (and read) only this source (repeatable), so that a "
+    "long run can be split and each source's line comes out as soon as it is done.",
+)
+@click.option(
     "--model",
     type=click.Path(dir_okay=False, exists=True),
     help="Read with this ONNX model (the net reader).",
@@ -44,6 +51,7 @@ def command(
     steps: int,
     renders: int,
     flat: int,
+    hold_out: tuple[str, ...],
     model: str | None,
     stone_reader: str | None,
 ) -> None:
@@ -77,14 +85,25 @@ def command(
         raise click.ClickException(str(exc)) from exc
     if not photos:
         raise click.ClickException(f"{folder}: no labelled photos found")
+    from companion.vision.reader_data import source_of
+
+    if hold_out:
+        if not leave_one_out:
+            raise click.UsageError("--hold-out goes with --leave-one-out")
+        known = sorted({source_of(p.group) for p in photos})
+        unknown = [name for name in hold_out if name not in known]
+        if unknown:
+            raise click.BadParameter(
+                f"no source {unknown[0]!r} here (sources: {', '.join(known)})",
+                param_hint="--hold-out",
+            )
+        photos = [p for p in photos if source_of(p.group) in hold_out]
     models: dict[str, bytes | None] = {}
     if leave_one_out:
-        models = _left_out_models(folder, steps, renders, flat)
+        models = _left_out_models(folder, steps, renders, flat, hold_out)
     weights = Path(model).read_bytes() if model else None
     summary = Summary()
     try:
-        from companion.vision.reader_data import source_of
-
         with click.progressbar(
             photos,
             label="reading photos",
@@ -154,8 +173,11 @@ def command(
                 click.echo(f"{r.photo.path}: {r.errors} errors: {', '.join(bad[:12])}")
 
 
-def _left_out_models(folder: str, steps: int, renders: int, flat: int) -> dict[str, bytes | None]:
-    """Per photo source under ``folder``, ONNX bytes of a model trained without that source."""
+def _left_out_models(
+    folder: str, steps: int, renders: int, flat: int, only: tuple[str, ...] = ()
+) -> dict[str, bytes | None]:
+    """Per photo source under ``folder`` (``only`` these, if given), ONNX bytes of a model
+    trained without that source."""
     try:
         import torch
 
@@ -169,6 +191,8 @@ def _left_out_models(folder: str, steps: int, renders: int, flat: int) -> dict[s
     torch.set_num_threads(1)
     items = load_items(folder, renders, 0, DEFAULT_CACHE, flat=flat)
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
+    if only:
+        sources = [name for name in sources if name in only]
     out: dict[str, bytes | None] = {}
     for source in sources:
         kept = [it for it in items if it.source != source]  # type: ignore[attr-defined]

@@ -40,8 +40,15 @@ CASES: list[tuple[str, int, dict[str, object]]] = [
     help="Instead: this many fresh 3D test renders (seeds from 10**6, never trained on), "
     "one table per factor.",
 )
+@click.option(
+    "--first-seed",
+    default=None,
+    type=click.IntRange(0, None),
+    help="With --factors: the first scene seed (default 10**6, the test renders). Seeds "
+    "below 10**6 and past the training renders make a tuning set, kept apart from the test.",
+)
 @reader_option
-def command(seeds: int, factors: int, stone_reader: str | None) -> None:
+def command(seeds: int, factors: int, first_seed: int | None, stone_reader: str | None) -> None:
     """Per board look: spots read right, unknown and wrong over SEEDS random positions.
 
     Spots a hand covers are counted apart: "hidden ?" is how many of them read unknown, and
@@ -55,8 +62,10 @@ def command(seeds: int, factors: int, stone_reader: str | None) -> None:
     from companion.vision.read_stones import DEFAULT_READER
 
     reader = stone_reader or DEFAULT_READER
+    if first_seed is not None and not factors:
+        raise click.UsageError("--first-seed goes with --factors")
     if factors:
-        _by_factor(factors, reader)
+        _by_factor(factors, reader, first_seed)
         return
     from companion.vision.render import random_position, render_board
 
@@ -122,14 +131,15 @@ def _draw(seed: int) -> tuple[dict[str, str], object, int]:
     return factors, scene, size
 
 
-def _by_factor(count: int, reader: str) -> None:
+def _by_factor(count: int, reader: str, first: int | None = None) -> None:
     from collections import defaultdict
 
     from companion.vision.pipeline import read_photo
     from companion.vision.scene import TEST_SEEDS_FROM
 
     tallies: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
-    seeds = range(TEST_SEEDS_FROM, TEST_SEEDS_FROM + count)
+    start = TEST_SEEDS_FROM if first is None else first
+    seeds = range(start, start + count)
     with click.progressbar(seeds, label="test renders", file=sys.stderr) as bar:
         for seed in bar:
             factors, frame, size = _draw(seed)
@@ -154,8 +164,9 @@ def _by_factor(count: int, reader: str) -> None:
             tallies["all"]["all"] += c
             for factor, bucket in factors.items():
                 tallies[factor][bucket] += c
+    kind = "test" if start >= TEST_SEEDS_FROM else "tuning"
     click.echo(
-        f"{count} fresh 3D test renders (seeds {TEST_SEEDS_FROM}..{TEST_SEEDS_FROM + count - 1}, "
+        f"{count} fresh 3D {kind} renders (seeds {start}..{start + count - 1}, "
         f"never trained on), true corners, {reader} reader"
     )
     for factor, buckets in tallies.items():

@@ -78,7 +78,7 @@ __all__ = [
 
 #: The readers by name: the hand-made cues and bands, and the learned classifier.
 READERS = ("classic", "net")
-DEFAULT_READER = "classic"
+DEFAULT_READER = "net"
 PATCH = 3  # net: adjacent covered spots that make a hand; the spots around them read ``?`` too
 SURE = 0.995  # ... unless the classifier is at least this sure of them
 

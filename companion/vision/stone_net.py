@@ -74,6 +74,7 @@ class Cutter:
     map1: NDArray[np.int16]
     map2: NDArray[np.uint16]
     board: tuple[int, int] | None = None  # a grid's (width, height): its view is blanked beyond
+    beyond: NDArray[np.bool_] | None = None  # patches: their pixels outside the spots' outline
 
     @classmethod
     def grid(
@@ -96,12 +97,19 @@ class Cutter:
         scale: float,
         image_size: tuple[int, int],
     ) -> Cutter:
-        """One ``PATCH`` x ``PATCH`` patch per spot, stacked vertically (spots on no grid)."""
+        """One ``PATCH`` x ``PATCH`` patch per spot, stacked vertically (spots on no grid).
+
+        What lies more than :data:`BEYOND` spot spacings outside the spots' outline (their
+        convex hull, each side pushed out) is blanked, as a grid's view is beyond its outer
+        lines: the network never learnt the table beyond a board.
+        """
         yy, xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float64)
         d = np.stack([xx, yy], axis=-1) - HALF  # (P, P, 2) view pixels from the spot
         pts = centres[:, None, None, :] + d[None] * (scale / PX)
         pix = project(H, pts.reshape(-1, 2)).reshape(len(centres) * PATCH, PATCH, 2)
-        return cls._build(pix, spacing_px(H, centres, scale), image_size)
+        beyond = outside_outline(centres, pts.reshape(-1, 2), BEYOND * scale)
+        cut = cls._build(pix, spacing_px(H, centres, scale), image_size)
+        return replace(cut, beyond=None if beyond is None else beyond.reshape(pix.shape[:2]))
 
     @classmethod
     def _build(
@@ -142,7 +150,34 @@ class Cutter:
         view = np.asarray(out, dtype=np.uint8)
         if self.board is not None:
             blank_beyond(view, (0.0, 0.0), self.board)
+        if self.beyond is not None:
+            view[self.beyond] = BLANK
         return view
+
+
+def outside_outline(
+    spots: NDArray[np.float64], points: NDArray[np.float64], reach: float
+) -> NDArray[np.bool_] | None:
+    """Which ``points`` lie more than ``reach`` outside one side of the spots' convex hull.
+
+    The hull's sides pushed out by ``reach``: on a rectangular grid exactly the band
+    :func:`blank_beyond` blanks. None when the spots' hull is narrower than ``2 * reach`` (a
+    row of spots, a few spots placed apart): such spots outline no board to go by.
+    """
+    if len(spots) < 3:
+        return None
+    hull = cv2.convexHull(spots.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    if len(hull) < 3 or min(cv2.minAreaRect(hull.astype(np.float32))[1]) < 2 * reach:
+        return None
+    a, b = hull, np.roll(hull, -1, axis=0)
+    edge = b - a
+    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    centre = hull.mean(axis=0)
+    flip = np.einsum("ij,ij->i", centre - a, normal) > 0  # make every normal point outwards
+    normal[flip] *= -1
+    out = np.einsum("pk,ek->pe", points, normal) - np.einsum("ek,ek->e", a, normal)[None]
+    return np.asarray(out.max(axis=1) > reach)
 
 
 def blank_beyond(
@@ -234,4 +269,5 @@ __all__ = [
     "Cutter",
     "StoneNet",
     "decide",
+    "outside_outline",
 ]

@@ -204,12 +204,26 @@ def test_eval_renders_reads_with_the_reader_asked_for() -> None:
     assert "seeds 1000000..1000000" in res.output and "net reader" in res.output
 
 
+def test_eval_renders_tuning_seeds_are_told_apart_from_the_test() -> None:
+    """--first-seed below 10**6 renders a tuning set (said so); without --factors it is refused."""
+    res = CliRunner().invoke(
+        main, ["eval-renders", "--factors", "1", "--first-seed", "500000", "--reader", "net"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 fresh 3D tuning renders (seeds 500000..500000" in res.output
+    res = CliRunner().invoke(main, ["eval-renders", "--first-seed", "5"])
+    assert res.exit_code == 2 and "--first-seed goes with --factors" in res.output
+
+
 def test_eval_renders_factor_tables_on_fresh_3d_renders() -> None:
     """--factors N: N 3D renders from seed 10**6 on (never trained on), a table per factor,
     every visible point counted once per table."""
+    from companion.vision.read_stones import DEFAULT_READER
+
     res = CliRunner().invoke(main, ["eval-renders", "--factors", "2"])
     assert res.exit_code == 0, res.output
-    assert "seeds 1000000..1000001" in res.output and "classic reader" in res.output
+    assert "2 fresh 3D test renders (seeds 1000000..1000001" in res.output
+    assert f"{DEFAULT_READER} reader" in res.output
     blocks = res.output.split("\n\n")[1:]
     titles = [b.splitlines()[0] for b in blocks]
     assert titles[0] == "all" and "light colour" in titles and "camera elevation (deg)" in titles
@@ -252,3 +266,20 @@ def test_read_warns_when_the_board_moved(
     cv2.imwrite(str(moved), np.roll(image, 25, axis=1))
     res = CliRunner().invoke(main, ["read", str(moved), "--profile", str(prof)])
     assert "moved" in res.stderr
+
+
+def test_eval_photos_hold_out_names_a_source_of_the_folder() -> None:
+    """--hold-out splits a leave-one-out run by source: only with --leave-one-out, and only a
+    source the folder has (the error lists them); refused before any training starts."""
+    from tests.support.paths import SHARED
+
+    photos = SHARED / "data" / "photos"
+    if not photos.is_dir():
+        pytest.skip("../shared/data/photos is absent")
+    res = CliRunner().invoke(main, ["eval-photos", str(photos), "--hold-out", "imago/t1"])
+    assert res.exit_code == 2 and "--hold-out goes with --leave-one-out" in res.output
+    res = CliRunner().invoke(
+        main, ["eval-photos", str(photos), "--leave-one-out", "--hold-out", "nope"]
+    )
+    assert res.exit_code == 2 and "no source 'nope'" in res.output
+    assert "imago/t2" in res.output and "Traceback" not in res.output
