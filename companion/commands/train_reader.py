@@ -21,6 +21,28 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "st
 DEFAULT_CACHE = "~/.cache/companion/scenes"
 
 
+#: Extra scenes (``--glare``) are drawn from seeds from here on (past any regular training
+#: renders, below the tuning renders at 500000 and the test renders at 10**6).
+GLARE_SEEDS_FROM = 100_000
+GLARE_ELEVATION = 50.0  # degrees: the low cameras under which white stones read black
+
+
+def glare_seeds(count: int) -> list[int]:
+    """The first ``count`` scene seeds from :data:`GLARE_SEEDS_FROM` whose drawn factors are
+    glare light and a camera at most :data:`GLARE_ELEVATION` degrees up (factors are drawn
+    without rendering)."""
+    from companion.vision.scene.factors import draw_factors
+
+    out: list[int] = []
+    seed = GLARE_SEEDS_FROM
+    while len(out) < count:
+        f = draw_factors(seed, {})
+        if f["light"] == "glare" and float(f["elevation_deg"]) <= GLARE_ELEVATION:
+            out.append(seed)
+        seed += 1
+    return out
+
+
 def load_items(
     photos: str | None,
     renders: int,
@@ -28,9 +50,11 @@ def load_items(
     cache: str | None,
     exclude: tuple[str, ...] = (),
     flat: int = 0,
+    glare: int = 0,
 ) -> list[object]:
     """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
-    flat renderer (same seeds from ``render_seed``), with progress bars."""
+    flat renderer (same seeds from ``render_seed``), then ``glare`` scenes of glare light and a
+    low camera (:func:`glare_seeds`), with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
     if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
@@ -52,6 +76,11 @@ def load_items(
     flats = range(render_seed, render_seed + flat)
     with click.progressbar(length=len(flats), label="flat renders", file=sys.stderr) as bar:
         for it in cached_scene_items(flats, cache, flat=True):
+            items.append(it)
+            bar.update(1)
+    extra = glare_seeds(glare)
+    with click.progressbar(length=len(extra), label="glare renders", file=sys.stderr) as bar:
+        for it in cached_scene_items(extra, cache):
             items.append(it)
             bar.update(1)
     return items  # type: ignore[return-value]
@@ -85,6 +114,14 @@ def load_items(
     type=click.IntRange(0, 100000),
     help="Boards of the flat renderer to train on besides (seeds from --render-seed).",
 )
+@click.option(
+    "--glare",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds "
+    "from 100000 whose drawn factors are so).",
+)
 @click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
@@ -102,6 +139,7 @@ def command(
     renders: int,
     render_seed: int,
     flat: int,
+    glare: int,
     steps: int,
     seed: int,
     exclude: tuple[str, ...],
@@ -118,7 +156,12 @@ def command(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
     torch.set_num_threads(1)
-    items = load_items(photos or None, renders, render_seed, cache or None, exclude, flat)
+    if render_seed + renders > GLARE_SEEDS_FROM and glare:
+        raise click.BadParameter(
+            f"regular renders would reach the glare seeds ({GLARE_SEEDS_FROM} on)",
+            param_hint="--renders",
+        )
+    items = load_items(photos or None, renders, render_seed, cache or None, exclude, flat, glare)
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
         f"{len(train_items)} boards to train on, {len(held)} held out for calibration", err=True
@@ -141,6 +184,7 @@ def command(
         "excluded": list(exclude),
         "renders": renders,
         "flat_renders": flat,
+        "glare_renders": glare,
         "render_seed": render_seed,
         "steps": steps,
         "seed": seed,

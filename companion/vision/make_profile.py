@@ -18,6 +18,7 @@ from companion.vision.find_board import find_board, find_boards
 from companion.vision.geometry import as_corners
 from companion.vision.profile import GridRegion, Profile, SpotRegion
 from companion.vision.read_stones import Image, Region, estimate_offset
+from companion.vision.stone_cues import CueMeter
 
 
 def calibrate(
@@ -87,9 +88,10 @@ def calibrate(
         name=name,
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
     )
-    reader = prof.reader()
-    feats = reader.features(image)
-    obs = reader.read(image)
+    # the board's light and empty look are the cues' measures, whichever reader reads
+    meter = CueMeter(prof.stone_regions(), prof.image_size)
+    feats = meter.features(image)
+    obs = prof.reader().read(image)
     is_empty = all(s == "." for s in obs.states) if empty is None else empty
     prof.light = {
         "gray": round(float(np.median(feats.bg_gray)), 2),
@@ -99,7 +101,7 @@ def calibrate(
     if is_empty:  # (features are in spot_ids() order: the spots this camera sees)
         prof.empty_gray = [float(v) for v in feats.gray]
         prof.empty_tint = [(float(a), float(b)) for a, b in feats.tint]
-        prof.empty_patches = reader.patches(image=image)
+        prof.empty_patches = meter.patches(image=image)
         prof._reader = None
     if any(isinstance(r, GridRegion) for r in regions):
         prof.alignment = prof.grid_alignment(image)

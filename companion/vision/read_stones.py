@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,9 +64,11 @@ __all__ = [
     "RING_MIN",
     "STONE_RADIUS",
     "VISIBLE",
+    "ClassicReader",
     "EmptyBoard",
     "Features",
     "Image",
+    "NetReader",
     "Region",
     "StoneReader",
     "_local_upper",
@@ -132,57 +135,58 @@ class Region:
         return replace(self, offset=offset)
 
 
-class StoneReader(CueMeter):
+class StoneReader:
     """Reads one camera's view of one board; build once, call :meth:`read` per frame.
 
-    The measuring (remap tables, disc masks, precomputed here) is :class:`CueMeter`'s; this adds
-    the spots around each spot (hand patches) and, for the ``net`` reader, the board views' remap
-    tables and the network. ``reference`` (a profile's saved empty-board look) is the classic
-    reader's; the network needs no board look.
+    ``StoneReader(regions, image_size, reader=NAME)`` builds the reader of that name, as
+    ``pathlib.Path`` builds a ``PosixPath``: each reader is a small subclass
+    (:class:`ClassicReader`, :class:`NetReader`) with its own :meth:`_classify`; this base holds
+    what both need (the regions, the spots around each spot for hand patches) and :meth:`read`.
+    Every reader takes the same options; each uses its own (``reference``, a profile's saved
+    empty-board look, is the classic reader's; ``net`` and ``threshold`` are the network's).
     """
+
+    kind: ClassVar[str] = ""
+    net: StoneNet | None = None
+
+    def __new__(
+        cls, regions: Sequence[Region], image_size: tuple[int, int], **options: Any
+    ) -> StoneReader:
+        if cls is StoneReader:
+            cls = _VARIANTS[check_reader(options.get("reader") or DEFAULT_READER)]
+        return super().__new__(cls)
 
     def __init__(
         self,
         regions: Sequence[Region],
         image_size: tuple[int, int],
         *,
+        reader: str | None = None,
         cell: int = DEFAULT_CELL,
         reference: EmptyBoard | None = None,
-        reader: str = DEFAULT_READER,
         net: StoneNet | None = None,
         threshold: float = CONFIDENT,
     ) -> None:
-        self.kind = check_reader(reader)
-        super().__init__(regions, image_size, cell=cell, reference=reference)
+        if reader is not None and check_reader(reader) != self.kind:
+            raise VisionError(f"a {self.kind} reader was asked to be the {reader} reader")
+        self.regions = tuple(regions)
+        self.image_size = image_size  # (width, height)
+        self.n = sum(len(r.spots) for r in self.regions)
+        order = sorted(s for r in self.regions for s in r.spots)
+        if order != list(range(self.n)):
+            raise VisionError("regions must cover spots 0..n-1 exactly once")
         self.neighbours = _neighbours(self.regions, self.n)
         self.threshold = threshold
-        self._cutters: list[Cutter] = []
-        self.net: StoneNet | None = None
-        if self.kind == "net":
-            self._cutters = [
-                Cutter.grid(r.H, r.shape[1], r.shape[0], image_size)
-                if r.shape is not None
-                else Cutter.patches(r.H, r.points, r.scale, image_size)
-                for r in self.regions
-            ]
-            self.net = net or StoneNet()
 
     def __repr__(self) -> str:
         return (
-            f"<StoneReader {self.kind}: {self.n} spots in {len(self.regions)} region(s), "
-            f"cell {self.cell}px>"
+            f"<{type(self).__name__} {self.kind}: {self.n} spots in {len(self.regions)} region(s)>"
         )
 
     def read(self, image: Image, *, source: str = "camera") -> Observation:
         """Classify every spot; ``?`` where the evidence is unclear or the spot is covered."""
         t0 = time.perf_counter()
-        extra: dict[str, object] = {}
-        if self.kind == "net":
-            probs = self.probabilities(image)
-            states, conf = _net_decision(probs, self.threshold, self.neighbours)
-            extra["probabilities"] = probs
-        else:
-            states, conf = classify(self.features(image), self.neighbours)
+        states, conf, extra = self._classify(image)
         return Observation(
             states=tuple(states),
             confidence=tuple(np.clip(conf, 0.0, 1.0).tolist()),
@@ -191,10 +195,76 @@ class StoneReader(CueMeter):
             extra={"seconds": time.perf_counter() - t0, **extra},
         )
 
+    def _classify(self, image: Image) -> tuple[list[str], NDArray[np.float64], dict[str, object]]:
+        """Tokens, confidences and extra figures per spot, in observation order."""
+        raise NotImplementedError
+
+    def views(self, image: Image) -> list[NDArray[np.uint8]]:
+        """Per region, what the network sees (the ``net`` reader's only)."""
+        raise VisionError(f"the {self.kind} reader has no board views")
+
+
+class ClassicReader(StoneReader, CueMeter):
+    """The hand-made cues (:class:`CueMeter`, precomputed remap tables and disc masks) turned
+    into tokens by :func:`~companion.vision.stone_bands.classify`."""
+
+    kind: ClassVar[str] = "classic"
+
+    def __init__(
+        self,
+        regions: Sequence[Region],
+        image_size: tuple[int, int],
+        *,
+        reader: str | None = None,
+        cell: int = DEFAULT_CELL,
+        reference: EmptyBoard | None = None,
+        net: StoneNet | None = None,
+        threshold: float = CONFIDENT,
+    ) -> None:
+        StoneReader.__init__(self, regions, image_size, reader=reader, threshold=threshold)
+        CueMeter.__init__(self, regions, image_size, cell=cell, reference=reference)
+
+    def __repr__(self) -> str:
+        return f"{StoneReader.__repr__(self)[:-1]}, cell {self.cell}px>"
+
+    def _classify(self, image: Image) -> tuple[list[str], NDArray[np.float64], dict[str, object]]:
+        states, conf = classify(self.features(image), self.neighbours)
+        return states, conf, {}
+
+
+class NetReader(StoneReader):
+    """The learned classifier: the board views' remap tables (:class:`Cutter`), cut once per
+    frame, and the network run over them; covered patches widen to ``?`` around them."""
+
+    kind: ClassVar[str] = "net"
+
+    def __init__(
+        self,
+        regions: Sequence[Region],
+        image_size: tuple[int, int],
+        *,
+        reader: str | None = None,
+        cell: int = DEFAULT_CELL,
+        reference: EmptyBoard | None = None,
+        net: StoneNet | None = None,
+        threshold: float = CONFIDENT,
+    ) -> None:
+        super().__init__(regions, image_size, reader=reader, threshold=threshold)
+        self._cutters = [
+            Cutter.grid(r.H, r.shape[1], r.shape[0], image_size)
+            if r.shape is not None
+            else Cutter.patches(r.H, r.points, r.scale, image_size)
+            for r in self.regions
+        ]
+        self.net = net or StoneNet()
+
+    def _classify(self, image: Image) -> tuple[list[str], NDArray[np.float64], dict[str, object]]:
+        probs = self.probabilities(image)
+        states, conf = _net_decision(probs, self.threshold, self.neighbours)
+        return states, conf, {"probabilities": probs}
+
     def views(self, image: Image) -> list[NDArray[np.uint8]]:
         """Per region, what the network sees: the board view (grids) or stacked patches."""
-        if self.net is None:
-            raise VisionError("the classic reader has no board views")
         check_image(image)
         if image.shape[1] < self.image_size[0] or image.shape[0] < self.image_size[1]:
             raise VisionError("the frame is smaller than the one the reader was made for")
@@ -203,7 +273,7 @@ class StoneReader(CueMeter):
     def probabilities(self, image: Image) -> NDArray[np.float32]:
         """(n, 4) class probabilities per spot from the network, in observation order."""
         views = self.views(image)
-        assert self.net is not None  # views() refused the classic reader
+        assert self.net is not None  # set in __init__
         out = np.empty((self.n, 4), dtype=np.float32)
         for view, region in zip(views, self.regions, strict=True):
             if region.shape is not None:
@@ -212,6 +282,10 @@ class StoneReader(CueMeter):
                 p = self.net.patches(view)
             out[np.asarray(region.spots, dtype=np.int64)] = p
         return out
+
+
+#: The readers by name, each its class.
+_VARIANTS: dict[str, type[StoneReader]] = {"classic": ClassicReader, "net": NetReader}
 
 
 def _net_decision(

@@ -1,4 +1,4 @@
-"""The public reader: both stone readers behind one class, chosen by name."""
+"""The public reader: both stone readers behind one base class, each a subclass chosen by name."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from companion.vision.pipeline import read_photo
 from companion.vision.read_stones import (
     DEFAULT_READER,
     READERS,
+    ClassicReader,
+    NetReader,
     Region,
     StoneReader,
     check_reader,
@@ -29,6 +31,22 @@ def test_readers_are_named_and_a_wrong_name_is_refused() -> None:
     r = render_board(ROWS, size=9, seed=2)
     with pytest.raises(VisionError):
         StoneReader([Region.grid(r.corners[0], 9)], (640, 480), reader="cnn")
+
+
+def test_each_reader_is_a_subclass_built_by_name() -> None:
+    """StoneReader(..., reader=NAME) builds that reader's class (the default without a name);
+    the net reader measures no classic cues, and a class asked to be the other is refused."""
+    r = render_board(ROWS, size=9, seed=2)
+    region = Region.grid(r.corners[0], 9)
+    size = (r.image.shape[1], r.image.shape[0])
+    classic = StoneReader([region], size, reader="classic")
+    net = StoneReader([region], size, reader="net")
+    assert type(classic) is ClassicReader and type(net) is NetReader
+    assert type(StoneReader([region], size)).kind == DEFAULT_READER
+    assert not hasattr(net, "features") and hasattr(classic, "features")
+    assert NetReader([region], size).read(r.image).states == net.read(r.image).states
+    with pytest.raises(VisionError, match="asked to be the classic reader"):
+        NetReader([region], size, reader="classic")
 
 
 @pytest.mark.parametrize("name", READERS)

@@ -51,6 +51,34 @@ def test_train_reader_refuses_test_seeds() -> None:
     assert res.exit_code != 0 and "below 1000000" in res.output
 
 
+def test_glare_scenes_are_glare_from_a_low_camera_and_apart_from_other_seeds() -> None:
+    """--glare N: N scene seeds whose drawn factors are glare light and a camera at most 50
+    degrees up, all between the regular training renders and the tuning and test seeds."""
+    from companion.commands.train_reader import GLARE_SEEDS_FROM, glare_seeds
+    from companion.vision.scene.factors import draw_factors
+
+    seeds = glare_seeds(5)
+    assert len(set(seeds)) == 5 and all(GLARE_SEEDS_FROM <= s < 500_000 for s in seeds)
+    for s in seeds:
+        f = draw_factors(s, {})
+        assert f["light"] == "glare" and float(f["elevation_deg"]) <= 50.0  # type: ignore[arg-type]
+    res = CliRunner().invoke(
+        main,
+        [
+            "train-reader",
+            "--photos",
+            "",
+            "--renders",
+            "10",
+            "--render-seed",
+            "99995",
+            "--glare",
+            "1",
+        ],
+    )
+    assert res.exit_code == 2 and "glare seeds" in res.output
+
+
 def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
     """A photo is learnt with the found corners and the given ones when the two lie within a
     third of a spacing (given corners converted from other tools miss the crossings a little),

@@ -66,9 +66,10 @@ def test_light_and_pose(kwargs: dict[str, object], size: int) -> None:
 @pytest.mark.parametrize(("reader", "least"), [("classic", 0.99), ("net", 0.97)])
 def test_blue_light(reader: str, least: float) -> None:
     """Saturated blue light: no wrong colour from either reader. The net is the weaker one
-    here: pale-blue white stones and empty points on the edges (10 of 361) read ``?`` (it
-    gives them 15-75 % "covered"; why is not yet known), so its bar is its own (MODEL_CARD.md,
-    limits)."""
+    here: pale-blue white stones and empty points on the edges (10 of 361) read ``?`` (15-75 %
+    "covered"). The cast is the cause: the same render white-balanced reads every point; a cast
+    this strong (red x0.6, blue x1.15) is rare among the training windows. So its bar is its
+    own (MODEL_CARD.md, limits)."""
     rows = random_position(19, stones=0.3, seed=19)
     r = render_board(rows, size=19, light="blue")
     obs = read_photo(r.image, size=19, corners=r.corners[0], reader=reader).observation
