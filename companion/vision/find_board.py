@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
+from companion.vision import board_net
 from companion.vision.board_edge import board_quads
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
@@ -572,6 +573,11 @@ def _from_edge(
             (evidence(dist, bh, quad, n), quad, n, dist)
             for _st, quad, n in fit_in_edge(dist, edge, sizes)
         )
+    # the learned proposer's grids (none without its weights; none the finder already has)
+    # compete on the same evidence
+    cands.extend(
+        board_net.candidates(small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), cands)
+    )
     cands.sort(key=lambda c: -c[0])
     best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
     for ev, quad, n, dist in cands[:3]:

@@ -1,0 +1,294 @@
+"""Training material for the board proposer: whole frames with their corner intersections,
+and the augmented, letterboxed views (with target maps) that the network learns from.
+
+A :class:`Frame` is one picture, stored small (longer side :data:`STORE_SIDE`) with the four
+corner intersections in its pixels, or none when no board is in it. Frames come from the 3D
+scene renderer (:func:`scene_frame`; seeds below 10**6 only, test sets start there), the flat
+renderer (:func:`flat_frame`), plain cloths with no board (:func:`empty_frame`) and labelled
+photos that have corners (:func:`photo_frames`; the held-out ``imago`` set is refused).
+
+:func:`sample` turns a frame into what the network trains on: turned, scaled and shifted at
+random, under colour casts, gamma, uneven light, blur, noise and JPEG, letterboxed to the
+network's input, with the target maps of :func:`targets`. numpy and OpenCV only (no torch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import CompanionError, VisionError
+from companion.vision.board_net import (
+    INPUT_H,
+    INPUT_W,
+    PATCH,
+    STRIDE,
+    corner_patch,
+    letterbox,
+    patch_to_image,
+    pyramid,
+)
+from companion.vision.geometry import project
+
+Image = NDArray[np.uint8]
+F32 = NDArray[np.float32]
+STORE_SIDE = 384  # longer side of a stored frame, pixels
+TEST_SEEDS_FROM = 1_000_000  # = companion.vision.scene.TEST_SEEDS_FROM (not imported: slow)
+HELD_OUT_SETS = ("imago",)  # photo sets eval-finder --part held-out measures: never trained on
+SIGMA = 1.2  # corner peaks' spread in output cells
+GUESS_SIDE = 0.04  # a first guess's corner error (per axis, in board sides), as the proposals'
+GUESS_SPACING = 0.35  # a second guess's corner error (per axis, in spacings)
+_FRAMES = ((4, 3), (16, 9), (4, 3), (3, 4), (4, 3))  # aspect ratios as eval-finder draws them
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stored picture and its truth (``corners`` None: no board in it)."""
+
+    image: Image
+    corners: NDArray[np.float64] | None  # TL, TR, BR, BL corner intersections, frame pixels
+    size: int  # 0 when no board
+    name: str
+
+
+def _shrink(
+    image: Image, corners: NDArray[np.float64] | None
+) -> tuple[Image, NDArray[np.float64] | None]:
+    h, w = image.shape[:2]
+    k = STORE_SIDE / max(h, w)
+    if k >= 1:
+        return image, corners
+    small = cv2.resize(image, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+    moved = None if corners is None else (corners + 0.5) * k - 0.5
+    return np.asarray(small, dtype=np.uint8), moved
+
+
+def _check_seed(seed: int) -> None:
+    if not 0 <= seed < TEST_SEEDS_FROM:
+        raise CompanionError(f"training seed {seed} is not in 0..{TEST_SEEDS_FROM - 1}")
+
+
+def scene_frame(seed: int) -> Frame:
+    """A 3D-rendered photo (board size and frame shape drawn from the seed), rendered at the
+    stored size directly (rendering is the slow part)."""
+    from companion.vision.scene import render_scene
+
+    _check_seed(seed)
+    rng = np.random.default_rng([seed, 91])
+    size = int(rng.choice([19, 19, 13, 9]))
+    aw, ah = _FRAMES[int(rng.integers(0, len(_FRAMES)))]
+    k = STORE_SIDE / max(aw, ah)
+    sc = render_scene(seed, size=size, width=round(aw * k), height=round(ah * k))
+    return Frame(sc.image, np.asarray(sc.corners[0], np.float64), size, f"scene {seed}")
+
+
+def flat_frame(seed: int) -> Frame:
+    """A board of the flat renderer, any tilt, turn, light and look drawn from the seed."""
+    from companion.vision.render import random_position, render_board
+
+    _check_seed(seed)
+    rng = np.random.default_rng([seed, 92])
+    size = int(rng.choice([19, 19, 13, 9]))
+    aw, ah = _FRAMES[int(rng.integers(0, len(_FRAMES)))]
+    k = STORE_SIDE / max(aw, ah)
+    rows = random_position(size, stones=float(rng.uniform(0.0, 0.85)), seed=seed)
+    r = render_board(
+        rows,
+        size=size,
+        style=("wood", "wood", "pale", "magnetic")[int(rng.integers(0, 4))],
+        width=round(aw * k),
+        height=round(ah * k),
+        tilt=float(rng.uniform(0, 45)),
+        rotate=float(rng.uniform(-45, 45)),
+        fill=float(rng.uniform(0.35, 0.9)),
+        light=("even", "dim", "uneven", "warm", "blue", "green")[int(rng.integers(0, 6))],
+        glare=bool(rng.uniform() < 0.3),
+        hand=bool(rng.uniform() < 0.2),
+        nudge=float(rng.uniform(0, 0.12)),
+        noise=float(rng.uniform(1, 5)),
+        seed=seed,
+    )
+    return Frame(r.image, np.asarray(r.corners[0], np.float64), size, f"flat {seed}")
+
+
+def empty_frame(seed: int) -> Frame:
+    """No board: a striped, checked or printed cloth (sometimes with a ruled sheet on it)."""
+    from companion.vision.finder_eval import cloth
+
+    _check_seed(seed)
+    rng = np.random.default_rng([seed, 93])
+    h, w = (288, 384) if rng.uniform() < 0.7 else (216, 384)
+    img = cloth((h, w), seed)
+    if rng.uniform() < 0.4:  # a few dark strokes that are not a grid (writing, a ruler)
+        for _ in range(int(rng.integers(1, 6))):
+            p = rng.uniform(0, [w, h], (2, 2)).astype(int)
+            cv2.line(img, tuple(map(int, p[0])), tuple(map(int, p[1])), (30, 30, 30), 1)
+    return Frame(img, None, 0, f"empty {seed}")
+
+
+def photo_frames(root: str | Path, sets: Iterable[str]) -> list[Frame]:
+    """Labelled photos with given corners in the named sets under ``root`` (never imago)."""
+    from companion.vision.photoset import load_image, walk
+
+    out: list[Frame] = []
+    for name in sets:
+        if name in HELD_OUT_SETS:
+            raise CompanionError(f"{name} photos are held out: eval-finder measures them")
+        for photo in walk(Path(root) / name):
+            if photo.corners is None:
+                continue
+            img, c = _shrink(load_image(photo.path), np.array(photo.corners, np.float64))
+            out.append(Frame(img, c, photo.size, str(photo.path.name)))
+    return out
+
+
+def cached(kind: str, seeds: Iterable[int], cache: str | Path) -> Iterator[Frame]:
+    """Frames of ``kind`` (scene, flat, empty) per seed, read from or written to
+    ``cache/KIND-SEED.npz``."""
+    make = {"scene": scene_frame, "flat": flat_frame, "empty": empty_frame}[kind]
+    folder = Path(cache).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    for seed in seeds:
+        path = folder / f"{kind}-{seed}.npz"
+        if path.is_file():
+            z = np.load(path)
+            corners = z["corners"] if z["corners"].size else None
+            yield Frame(z["image"], corners, int(z["size"]), f"{kind} {seed}")
+            continue
+        fr = make(seed)
+        tmp = path.with_suffix(".tmp.npz")
+        empty = np.zeros((0, 2), np.float64)
+        np.savez(
+            tmp,
+            image=fr.image,
+            corners=fr.corners if fr.corners is not None else empty,
+            size=fr.size,
+        )
+        tmp.replace(path)
+        yield fr
+
+
+def targets(corners: NDArray[np.float64] | None) -> tuple[F32, F32]:
+    """The maps the network learns, at output resolution: a peak at each corner intersection
+    (one map for all four: which corner is which is settled by their order on screen) and the
+    grid's quadrilateral filled. ``corners`` in input (letterboxed) pixels."""
+    oh, ow = INPUT_H // STRIDE, INPUT_W // STRIDE
+    heat = np.zeros((oh, ow), np.float32)
+    mask = np.zeros((oh, ow), np.float32)
+    if corners is None:
+        return heat, mask
+    c = (np.asarray(corners, np.float64) + 0.5) / STRIDE - 0.5
+    yy, xx = np.mgrid[0:oh, 0:ow].astype(np.float32)
+    for x, y in c:
+        heat = np.maximum(heat, np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * SIGMA**2)))
+    poly = np.round(c * 8).astype(np.int32)
+    m8 = np.zeros((oh, ow), np.uint8)
+    cv2.fillConvexPoly(m8, poly, (1,), lineType=cv2.LINE_AA, shift=3)
+    mask = m8.astype(np.float32)
+    return heat, mask
+
+
+def _look(img: F32, rng: np.random.Generator) -> F32:
+    """Colour cast, gamma, uneven light, contrast (float BGR 0..255 in, same out)."""
+    gains = rng.uniform(0.6, 1.3, 3).astype(np.float32)
+    img = img * (gains / gains.max() * rng.uniform(0.6, 1.2))
+    img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(0.6, 1.6)
+    if rng.uniform() < 0.5:  # light falling off across the frame
+        h, w = img.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, 2 * np.pi)
+        ramp = (np.cos(a) * xx / w + np.sin(a) * yy / h).astype(np.float32)
+        img = img * (1.0 + rng.uniform(-0.5, 0.5) * (ramp - ramp.mean()))[..., None]
+    return np.asarray(img, np.float32)
+
+
+def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
+    """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask)."""
+    img = frame.image
+    h, w = img.shape[:2]
+    # a random turn, scale and shift of the whole frame (the board may leave the view a bit)
+    ang = rng.uniform(-180, 180) if rng.uniform() < 0.5 else rng.uniform(-20, 20)
+    scale = float(np.exp(rng.uniform(-0.45, 0.3)))
+    centre = (w / 2 + rng.uniform(-0.15, 0.15) * w, h / 2 + rng.uniform(-0.15, 0.15) * h)
+    m = np.asarray(cv2.getRotationMatrix2D(centre, ang, scale), np.float64)
+    m[:, 2] += np.array([w / 2 - centre[0], h / 2 - centre[1]])
+    if rng.uniform() < 0.5:  # mirror
+        m = np.array([[-1, 0, w - 1], [0, 1, 0]], np.float64) @ np.vstack([m, [0, 0, 1]])
+    border = int(rng.integers(0, 3))
+    fill = tuple(float(v) for v in rng.uniform(0, 255, 3))
+    warped = cv2.warpAffine(
+        img,
+        m,
+        (w, h),
+        flags=cv2.INTER_LINEAR,
+        borderMode=(cv2.BORDER_REFLECT_101, cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE)[border],
+        borderValue=fill,
+    )
+    corners = None
+    if frame.corners is not None:
+        corners = np.asarray(frame.corners, np.float64) @ m[:, :2].T + m[:, 2]
+    view, k, off = letterbox(np.asarray(warped, np.uint8))
+    f = _look(view.astype(np.float32), rng)
+    sigma = rng.uniform(0, 1.6) if rng.uniform() < 0.5 else 0.0
+    if sigma > 0.3:
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    if rng.uniform() < 0.25:  # motion blur
+        n = int(rng.integers(3, 8))
+        kern = np.zeros((n, n), np.float32)
+        kern[n // 2, :] = 1.0 / n
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1)
+        kern = np.asarray(cv2.warpAffine(kern, rot, (n, n)), np.float32)
+        f = np.asarray(cv2.filter2D(f, -1, kern / max(float(kern.sum()), 1e-6)), np.float32)
+    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.uniform() < 0.3:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
+        if not ok:
+            raise VisionError("JPEG encoding failed")
+        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    if corners is not None:
+        corners = corners * k + off
+    heat, mask = targets(corners)
+    return out.astype(np.float32) / 255.0, heat, mask
+
+
+def corner_sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, NDArray[np.float64]]:
+    """One training patch for the corner network: a corner of ``frame``'s board seen through
+    a guess of the four corners off by about what the proposals miss by (half the time the
+    first guess's error, else the smaller one left for the second round), under the same
+    colour, blur, noise and JPEG as :func:`sample`: (patch HxWx3 float 0..1 BGR, where the
+    true corner is in the patch, pixels)."""
+    if frame.corners is None:
+        raise CompanionError(f"{frame.name} has no board: no corner to learn")
+    t = np.asarray(frame.corners, np.float64)
+    n = frame.size
+    side = float(np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean())
+    k = int(rng.integers(0, 4))
+    m, spot = patch_to_image(t, n, k), np.full(2, PATCH / 2 - 0.5)
+    for _ in range(10):
+        sd = GUESS_SIDE * side if rng.uniform() < 0.5 else GUESS_SPACING * side / (n - 1)
+        guess = patch_to_image(t + rng.normal(0, sd, (4, 2)), n, k)
+        if not np.isfinite(guess).all() or abs(np.linalg.det(guess)) < 1e-12:
+            continue
+        at = project(np.linalg.inv(guess), t[k])
+        if np.all(at > 4) and np.all(at < PATCH - 5):
+            m, spot = guess, at
+            break
+    patch = corner_patch(pyramid(frame.image), m)
+    f = _look(patch.astype(np.float32), rng)
+    sigma = rng.uniform(0, 1.5) if rng.uniform() < 0.5 else 0.0
+    if sigma > 0.3:
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.uniform() < 0.3:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
+        if not ok:
+            raise VisionError("JPEG encoding failed")
+        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return out.astype(np.float32) / 255.0, spot

@@ -1,0 +1,326 @@
+"""Propose a Go board's corner intersections with a small learned network (ONNX, cv2.dnn).
+
+The network sees the photo shrunk and letterboxed to :data:`INPUT_W` x :data:`INPUT_H` and
+gives two maps at a quarter of that: a peak at each of the four outermost intersections (one
+map for all four, so a board turned 45 degrees is no harder than a square one: which corner
+is which follows from their order on screen) and the grid's quadrilateral filled in. Why maps
+and not four regressed points: a map has no trouble saying "no board" (no peaks), it keeps
+the answer where the evidence is (a translation moves the peaks with it) and it trains from a
+few thousand renders. The four peaks that together best explain the mask are the proposal.
+
+A proposal is only a candidate: :mod:`companion.vision.find_board` snaps it to the crossings
+and keeps it only when the image's own cues (lines, lattice, the board's colour) agree, so the
+net cannot make up a board. Without a weights file :func:`propose` gives nothing, and the
+finder works as it did. Weights: ``models/board.onnx``, card in ``models/BOARD_CARD.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+from companion.vision.geometry import Corners, homography, project
+from companion.vision.lattice import distance_map, margin_colour
+
+Image = NDArray[np.uint8]
+INPUT_W, INPUT_H = 256, 192  # the network's input (4:3; other frames are letterboxed)
+STRIDE = 4  # input pixels per output cell
+WEIGHTS = Path(__file__).resolve().parent / "models" / "board.onnx"
+PEAK = 0.25  # a corner peak below this is no corner
+MASK_AGREE = 0.6  # the four corners' quadrilateral must match the mask this well (IoU)
+MAX_PEAKS = 7  # peaks tried in fours
+EDGE_SPACINGS = 0.5  # the board's colour is sampled this far beyond a proposal's outer lines
+CORNER_WEIGHTS = WEIGHTS.with_name("board_corner.onnx")
+PATCH = 72  # side of a corner patch, pixels
+PATCH_HALF = 3.0  # a corner patch reaches this many spacings either side of the guess
+PATCH_STRIDE = 4  # patch pixels per cell of the corner map
+SAME_BOARD = 0.2  # spacings: a proposal this near a finder's candidate is that candidate
+_INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
+
+
+def letterbox(image: Image) -> tuple[Image, NDArray[np.float64], NDArray[np.float64]]:
+    """``image`` shrunk (aspect kept) into a black INPUT_W x INPUT_H frame, centred:
+    (view, scale, offset), scale and offset per axis; a point p of the image is
+    ``p * scale + offset`` in the view."""
+    h, w = image.shape[:2]
+    k = min(INPUT_W / w, INPUT_H / h)
+    nw, nh = max(1, round(w * k)), max(1, round(h * k))
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+    view = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
+    x0, y0 = (INPUT_W - nw) // 2, (INPUT_H - nh) // 2
+    view[y0 : y0 + nh, x0 : x0 + nw] = small
+    # pixel centres: (p + 0.5) * (nw / w) - 0.5 + x0
+    kx, ky = nw / w, nh / h
+    off = np.array([0.5 * kx - 0.5 + x0, 0.5 * ky - 0.5 + y0], np.float64)
+    return view, np.array([kx, ky], np.float64), off
+
+
+class BoardNet:
+    """One of the proposer's networks (:func:`propose`'s maps, :func:`refine`'s corner
+    maps), loaded once from an ONNX file; it gives logits."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise VisionError(f"cannot load the board network {path}: {exc}") from exc
+        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self._net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+
+    def run(self, blob: NDArray[np.float32], channels: int) -> NDArray[np.float32]:
+        """The logits for a (batch, 3, h, w) blob, checked to be (batch, channels, h', w')."""
+        with self._lock:
+            self._net.setInput(blob)
+            out = np.asarray(self._net.forward(), np.float32)
+        if out.ndim != 4 or out.shape[:2] != (blob.shape[0], channels):
+            raise VisionError(
+                f"the board network gave maps of shape {out.shape}, "
+                f"not ({blob.shape[0]}, {channels}, h, w)"
+            )
+        return out
+
+    def maps(self, view: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Corner and mask maps (0..1) for a letterboxed view."""
+        logits = self.run(np.asarray(cv2.dnn.blobFromImage(view, 1.0 / 255.0), np.float32), 2)
+        out = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
+        return out[0, 0], out[0, 1]
+
+
+def load(path: Path | None = None) -> BoardNet | None:
+    """The network in ``path`` (default :data:`WEIGHTS`, looked up at each call), or None when
+    there is no such file: the finder goes on without it."""
+    path = WEIGHTS if path is None else path
+    if not path.is_file():
+        return None
+    return _load(path.resolve(), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path, _stamp: int) -> BoardNet:
+    """One net per file and version of it (a retrained file is read again)."""
+    return BoardNet(path)
+
+
+def _peaks(heat: NDArray[np.float32]) -> list[tuple[float, float, float]]:
+    """Local maxima above :data:`PEAK` as (x, y, height) in output cells, refined to the
+    weighted centre of their 3x3 neighbourhood, strongest first."""
+    dil = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= dil) & (heat >= PEAK))
+    order = np.argsort(-heat[ys, xs])[: MAX_PEAKS * 2]
+    h, w = heat.shape
+    out: list[tuple[float, float, float]] = []
+    for i in order:
+        y, x = int(ys[i]), int(xs[i])
+        if any(abs(x - px) < 2 and abs(y - py) < 2 for px, py, _ in out):
+            continue  # a plateau's twin
+        y0, y1, x0, x1 = max(0, y - 1), min(h, y + 2), max(0, x - 1), min(w, x + 2)
+        patch = heat[y0:y1, x0:x1].astype(np.float64)
+        wsum = float(patch.sum())
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        out.append(
+            (float((gx * patch).sum() / wsum), float((gy * patch).sum() / wsum), float(heat[y, x]))
+        )
+    return out[:MAX_PEAKS]
+
+
+def _clockwise(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Four points as TL, TR, BR, BL on screen, as ``find_board.order_corners`` orders them
+    (not imported from there: find_board imports this module)."""
+    c = p.mean(axis=0)
+    q = p[np.argsort(np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0]))]
+    return np.roll(q, -int(np.argmin(q.sum(axis=1))), axis=0)
+
+
+def _iou(quad: NDArray[np.float64], mask: NDArray[np.float32]) -> float:
+    """How well ``quad`` (output cells) covers the mask (soft IoU)."""
+    m8 = np.zeros(mask.shape, np.uint8)
+    cv2.fillConvexPoly(m8, np.round(quad * 8).astype(np.int32), (1,), cv2.LINE_AA, 3)
+    inside = m8.astype(np.float32)
+    inter = float((inside * mask).sum())
+    union = float(inside.sum() + mask.sum()) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def decode(
+    heat: NDArray[np.float32], mask: NDArray[np.float32], *, limit: int = 2
+) -> list[tuple[float, NDArray[np.float64]]]:
+    """Up to ``limit`` (confidence, four corners in input pixels, TL TR BR BL) from the maps:
+    each four peaks forming a convex quadrilateral, judged by their heights and by how well
+    the quadrilateral matches the mask."""
+    peaks = _peaks(heat)
+    found: list[tuple[float, NDArray[np.float64]]] = []
+    for four in itertools.combinations(peaks, 4):
+        pts = _clockwise(np.array([(x, y) for x, y, _ in four], np.float64))
+        if not cv2.isContourConvex(np.round(pts * 8).astype(np.int32)):
+            continue
+        if cv2.contourArea(pts.astype(np.float32)) < 16:
+            continue
+        iou = _iou(pts, mask)
+        if iou < MASK_AGREE:
+            continue
+        conf = iou * float(np.mean([v for _, _, v in four]))
+        found.append((conf, (pts + 0.5) * STRIDE - 0.5))
+    found.sort(key=lambda f: -f[0])
+    return found[:limit]
+
+
+def propose(image: Image, *, path: Path | None = None, limit: int = 2) -> list[NDArray[np.float64]]:
+    """Candidate corner intersections (TL, TR, BR, BL in ``image`` pixels), best first; empty
+    when there are no weights or the network sees no board."""
+    net = load(path)
+    if net is None:
+        return []
+    view, k, off = letterbox(image)
+    heat, mask = net.maps(view)
+    return [(c - off) / k for _conf, c in decode(heat, mask, limit=limit)]
+
+
+def pyramid(image: Image, levels: int = 4) -> list[Image]:
+    """``image`` and its halvings (:func:`corner_patch` samples the level nearest its scale)."""
+    out = [image]
+    while len(out) <= levels and min(out[-1].shape[:2]) >= 64:
+        out.append(np.asarray(cv2.pyrDown(out[-1]), np.uint8))
+    return out
+
+
+def patch_to_image(quad: Corners, n: int, k: int) -> NDArray[np.float64]:
+    """The homography from corner ``k``'s patch (pixels) to the image: the patch shows the
+    board plane around the grid's corner ``k`` as ``quad`` puts it, :data:`PATCH_HALF`
+    spacings either way, turned and mirrored so the board's inside is always down-right."""
+    pps = PATCH / (2 * PATCH_HALF)  # patch pixels per spacing
+    g = np.array([(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], np.float64)[k]
+    s = _INWARD[k]
+    a = np.array(
+        [
+            [s[0] / pps, 0, g[0] + s[0] * (0.5 / pps - PATCH_HALF)],
+            [0, s[1] / pps, g[1] + s[1] * (0.5 / pps - PATCH_HALF)],
+            [0, 0, 1],
+        ]
+    )
+    out: NDArray[np.float64] = homography(np.asarray(quad, np.float64), n) @ a
+    return out
+
+
+def corner_patch(levels: Sequence[Image], m: NDArray[np.float64]) -> Image:
+    """The :data:`PATCH`-pixel patch that ``m`` (patch -> image, :func:`patch_to_image`)
+    maps into the image: drawn at twice the size from the pyramid level where a spacing is
+    between one and two patch spacings, then halved by area (so thin lines are neither
+    aliased away nor blown up, whatever the photo's size)."""
+    pps = PATCH / (2 * PATCH_HALF)
+    c = PATCH / 2 - 0.5
+    p = project(m, np.array([[c, c], [c + pps, c], [c, c + pps]], np.float64))
+    spacing = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())
+    level = 0
+    while level + 1 < len(levels) and spacing / 2 ** (level + 1) >= pps:
+        level += 1
+    f = 0.5**level
+    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])  # 2x patch -> patch
+    big = cv2.warpPerspective(
+        levels[level],
+        to_level @ m @ twice,
+        (2 * PATCH, 2 * PATCH),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(cv2.resize(big, (PATCH, PATCH), interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def corner_spot(logits: NDArray[np.float32]) -> tuple[float, float, float]:
+    """(x, y, weight) from one corner map of logits: the softmax's mean over the 5 x 5 cells
+    around its peak, in patch pixels, and the share of the softmax there."""
+    z = logits.astype(np.float64)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    h, w = p.shape
+    y, x = np.unravel_index(int(np.argmax(p)), p.shape)
+    y0, y1, x0, x1 = max(0, y - 2), min(h, y + 3), max(0, x - 2), min(w, x + 3)
+    win = p[y0:y1, x0:x1]
+    mass = float(win.sum())
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    cx, cy = float((gx * win).sum() / mass), float((gy * win).sum() / mass)
+    return (cx + 0.5) * PATCH_STRIDE - 0.5, (cy + 0.5) * PATCH_STRIDE - 0.5, mass
+
+
+def refine(
+    levels: Sequence[Image], quads: Sequence[tuple[Corners, int]], *, rounds: int = 2
+) -> list[Corners]:
+    """Each (corners, size) with every corner moved where the corner network finds the grid's
+    corner in a patch around it, ``rounds`` times (the second patch, rectified by the first
+    answer, is sharper); unchanged without the corner network's weights."""
+    net = load(CORNER_WEIGHTS)
+    out = [np.array(q, np.float64) for q, _n in quads]  # copies: the guesses stay
+    if net is None or not quads:
+        return out
+    for _ in range(rounds):
+        ms, patches = [], []
+        for q, (_q0, n) in zip(out, quads, strict=True):
+            for k in range(4):
+                m = patch_to_image(q, n, k)
+                ms.append(m)
+                patches.append(corner_patch(levels, m) if np.isfinite(m).all() else None)
+        live = [p for p in patches if p is not None]
+        if not live:
+            return out
+        logits = net.run(np.asarray(cv2.dnn.blobFromImages(live, 1.0 / 255.0), np.float32), 1)
+        it = iter(range(len(live)))
+        for i, (m, p) in enumerate(zip(ms, patches, strict=True)):
+            if p is None:
+                continue
+            x, y, _w = corner_spot(logits[next(it), 0])
+            out[i // 4][i % 4] = project(m, np.array([x, y], np.float64))
+    return out
+
+
+Judge = Callable[[NDArray[np.float32], Corners, int], float]
+
+
+def _same_board(a: Corners, b: Corners, n: int) -> bool:
+    """Whether two grids of ``n`` lines put every corner within :data:`SAME_BOARD` spacings of
+    the other's (in any of the four turns: both run clockwise)."""
+    qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    spacing = float(np.linalg.norm(np.diff(qa, axis=0, append=qa[:1]), axis=1).mean()) / (n - 1)
+    worst = min(float(np.linalg.norm(np.roll(qb, k, axis=0) - qa, axis=1).max()) for k in range(4))
+    return worst < SAME_BOARD * spacing
+
+
+Candidate = tuple[float, Corners, int, NDArray[np.float32]]
+
+
+def candidates(
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    known: Sequence[Candidate] = (),
+) -> list[Candidate]:
+    """The network's proposals in the finder's working copy ``small`` as the finder's board-edge
+    candidates: (``judge``'s evidence, corners, size, distance from the board's colour) for
+    each proposal and size, its corners first moved by :func:`refine`. A grid that one of the
+    finder's own ``known`` candidates already gives (same size, corners within
+    :data:`SAME_BOARD` spacings: both snap to the same crossings) is left out: the net adds boards, it
+    does not reshuffle the ones the finder has. The board's colour comes from a band just
+    beyond the proposed outer lines (the board's margin), as the finder takes it from inside
+    a board's edge."""
+    out: list[Candidate] = []
+    pairs = [(quad, n) for quad in propose(small) for n in sizes]
+    if not pairs:
+        return out
+    for (_quad, n), quad in zip(pairs, refine(pyramid(small), pairs), strict=True):
+        if any(k[2] == n and _same_board(quad, k[1], n) for k in known):
+            continue
+        m = -EDGE_SPACINGS
+        e = n - 1 + EDGE_SPACINGS
+        edge = project(homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64))
+        dist = distance_map(lab, margin_colour(lab, edge))
+        out.append((judge(dist, quad, n), quad, n, dist))
+    return out

@@ -1,0 +1,240 @@
+"""Train the board proposer of :mod:`companion.vision.board_net` and export it to ONNX.
+
+Reproducible from a seed: the frames (:mod:`companion.vision.board_data`) are rendered from
+seeds below 10**6 and cached, the network's initial weights and every augmented view are
+drawn from ``seed``, and torch runs deterministically on the CPU. Needs the ``train`` extra
+(PyTorch, onnx); the Pi never imports this module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from companion.errors import CompanionError
+from companion.vision.board_data import Frame, corner_sample, sample
+from companion.vision.board_net import INPUT_H, INPUT_W, PATCH, PATCH_STRIDE
+
+PEAK_WEIGHT = 20.0  # extra weight of the cells under a corner peak
+
+
+def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class BoardModel(nn.Module):
+    """A small encoder-decoder: down to a 32nd for context (which peaks are the outermost
+    crossings is a question about the whole board), back up to a quarter for the maps.
+    ``forward`` gives logits, and so does the ONNX file (cv2.dnn 4.10 gets a trailing
+    Sigmoid after this graph wrong): :mod:`companion.vision.board_net` applies it."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.s4 = nn.Sequential(_conv(3, w // 2, 2), _conv(w // 2, w, 2), _conv(w, w))
+        self.s8 = nn.Sequential(_conv(w, w * 3 // 2, 2), _conv(w * 3 // 2, w * 3 // 2))
+        self.s16 = nn.Sequential(_conv(w * 3 // 2, w * 2, 2), _conv(w * 2, w * 2, dilation=2))
+        self.s32 = nn.Sequential(_conv(w * 2, w * 3, 2), _conv(w * 3, w * 3, dilation=2))
+        self.up16 = _conv(w * 3 + w * 2, w * 2)
+        self.up8 = _conv(w * 2 + w * 3 // 2, w * 3 // 2)
+        self.up4 = _conv(w * 3 // 2 + w, w)
+        self.head = nn.Conv2d(w, 2, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a4 = self.s4(x)
+        a8 = self.s8(a4)
+        a16 = self.s16(a8)
+        a32 = self.s32(a16)
+        y = self.up16(torch.cat([self.up(a32), a16], 1))
+        y = self.up8(torch.cat([self.up(y), a8], 1))
+        y = self.up4(torch.cat([self.up(y), a4], 1))
+        out: torch.Tensor = self.head(y)
+        return out
+
+
+class CornerModel(nn.Module):
+    """The second stage: where the grid's corner is in a rectified patch around a guess.
+    Down to an eighth for context (the corner is where the lines stop, which takes a few
+    spacings to see), back up to a quarter; one map of logits, a softmax over the patch
+    taken in :mod:`companion.vision.board_net`."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.s4 = nn.Sequential(
+            _conv(3, w, 2), _conv(w, w), _conv(w, w * 2, 2), _conv(w * 2, w * 2)
+        )
+        self.s8 = nn.Sequential(
+            _conv(w * 2, w * 3, 2), _conv(w * 3, w * 3, dilation=2), _conv(w * 3, w * 3)
+        )
+        self.up4 = nn.Sequential(_conv(w * 3 + w * 2, w * 2), _conv(w * 2, w * 2))
+        self.head = nn.Conv2d(w * 2, 1, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a4 = self.s4(x)
+        y = self.up4(torch.cat([self.up(self.s8(a4)), a4], 1))
+        out: torch.Tensor = self.head(y)
+        return out
+
+
+def corner_loss(logits: torch.Tensor, spots: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the softmax over the map against a small Gaussian at the true corner
+    (a shape whose centre can be found between cells), plus the distance of the softmax's mean
+    from it in cells (what the decoder reads)."""
+    b, _c, h, w = logits.shape
+    cells = (spots + 0.5) / PATCH_STRIDE - 0.5  # (b, 2) x, y in cells
+    yy, xx = torch.meshgrid(
+        torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32), indexing="ij"
+    )
+    d2 = (xx[None] - cells[:, 0, None, None]) ** 2 + (yy[None] - cells[:, 1, None, None]) ** 2
+    target = torch.softmax((-d2 / (2 * 0.7**2)).reshape(b, -1), 1)
+    logp = torch.log_softmax(logits.reshape(b, -1), 1)
+    ce = -(target * logp).sum(1).mean()
+    p = logp.exp().reshape(b, h, w)
+    mean = torch.stack([(p * xx).sum((1, 2)), (p * yy).sum((1, 2))], 1)
+    return ce + 0.2 * (mean - cells).abs().sum(1).mean()
+
+
+def heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy against the soft corner peaks, cells near a corner weighted up (they
+    are few): the network learns the peak's shape, so its centre can be found between cells.
+    (CenterNet's focal loss wants a cell at exactly 1, which an off-centre peak lacks.)"""
+    weight = 1.0 + PEAK_WEIGHT * target
+    loss = nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight)
+    return loss
+
+
+@dataclass(frozen=True)
+class Settings:
+    seed: int = 0
+    steps: int = 3000
+    batch: int = 16
+    lr: float = 3e-3
+    width: int = 16
+    threads: int = 1
+
+
+def batch(frames: Sequence[Frame], rng: np.random.Generator, n: int) -> tuple[torch.Tensor, ...]:
+    """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks)."""
+    xs, hs, ms = [], [], []
+    for i in rng.integers(0, len(frames), n):
+        x, h, m = sample(frames[int(i)], rng)
+        xs.append(x.transpose(2, 0, 1))
+        hs.append(h[None])
+        ms.append(m[None])
+    return (
+        torch.from_numpy(np.stack(xs)),
+        torch.from_numpy(np.stack(hs)),
+        torch.from_numpy(np.stack(ms)),
+    )
+
+
+def train(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> BoardModel:
+    """A model trained on augmented views of ``frames`` (the same frames and settings give
+    the same weights)."""
+    if not frames:
+        raise CompanionError("nothing to train on")
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng(settings.seed)
+    model = BoardModel(settings.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=settings.lr, total_steps=max(1, settings.steps), pct_start=0.15
+    )
+    bce = nn.BCEWithLogitsLoss()
+    model.train()
+    for step in range(settings.steps):
+        x, heat, mask = batch(frames, rng, settings.batch)
+        out = model(x)
+        loss = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if on_step is not None:
+            on_step(step, float(loss.detach()))
+    model.eval()
+    return model
+
+
+def corner_batch(
+    frames: Sequence[Frame], rng: np.random.Generator, n: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` corner patches of frames with a board, drawn at random: (patches, true spots)."""
+    xs, ys = [], []
+    for i in rng.integers(0, len(frames), n):
+        x, spot = corner_sample(frames[int(i)], rng)
+        xs.append(x.transpose(2, 0, 1))
+        ys.append(spot)
+    return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys).astype(np.float32))
+
+
+def train_corners(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> CornerModel:
+    """The corner network trained on patches of ``frames`` that have a board (the same frames
+    and settings give the same weights)."""
+    boards = [f for f in frames if f.corners is not None]
+    if not boards:
+        raise CompanionError("no frame with a board to train the corner network on")
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng([settings.seed, 1])
+    model = CornerModel(settings.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=settings.lr, total_steps=max(1, settings.steps), pct_start=0.15
+    )
+    model.train()
+    for step in range(settings.steps):
+        x, spots = corner_batch(boards, rng, settings.batch)
+        loss = corner_loss(model(x), spots)
+        opt.zero_grad()
+        torch.autograd.backward(loss)
+        opt.step()
+        sched.step()
+        if on_step is not None:
+            on_step(step, float(loss.detach()))
+    model.eval()
+    return model
+
+
+def export(model: nn.Module, path: Path) -> None:
+    """Write ``model`` as ONNX (opset 13, fixed input size, any batch) for cv2.dnn."""
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    side = (PATCH, PATCH) if isinstance(model, CornerModel) else (INPUT_H, INPUT_W)
+    dummy = torch.zeros(1, 3, *side)
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not gone
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model,
+            (dummy,),
+            str(path),
+            input_names=["image"],
+            output_names=["maps"],
+            opset_version=13,
+            dynamic_axes={"image": {0: "batch"}, "maps": {0: "batch"}},
+            dynamo=False,
+        )

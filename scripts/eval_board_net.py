@@ -1,0 +1,95 @@
+"""Validation of the board proposer: boards found with and without it, and its corner error.
+
+Scenes with seeds from 500000 (below 10**6, so not held out, and never trained on by
+``companion train-board``'s defaults) are rendered as ``eval-finder`` renders its scenes.
+Figures from here are tuned-on: variants are chosen with them. The corner error is the worst
+of the four corners in spacings, on the finder's 800-pixel working copy, for the better of the
+two proposals: as proposed, then after the corner network (given the true size). Usage:
+
+    /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import BoardNotFound
+from companion.vision import board_net
+from companion.vision import finder_eval as fe
+from companion.vision.find_board import WORK_SIDE, find_board
+
+FIRST = 500_000
+NONE = 99.0  # the error recorded when there is no proposal
+
+
+def _found(image: np.ndarray, corners: np.ndarray, size: int) -> bool:
+    try:
+        fb = find_board(image)
+    except BoardNotFound:
+        return False
+    return fb.size == size and fe.corner_error(fb.corners, corners, size) <= 0.25
+
+
+def _errors(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[float, float]:
+    """(proposed, refined) worst-corner error of the better proposal, in spacings."""
+    k = min(1.0, WORK_SIDE / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    truth = (corners + 0.5) * k - 0.5
+    props = board_net.propose(small)
+    if not props:
+        return NONE, NONE
+    refined = board_net.refine(board_net.pyramid(small), [(p, size) for p in props])
+    return (
+        min(fe.corner_error(p, truth, size) for p in props),
+        min(fe.corner_error(p, truth, size) for p in refined),
+    )
+
+
+def _summary(name: str, e: np.ndarray) -> str:
+    return (
+        f"{name:<10} median {np.median(e):.2f}; within 0.25: {int((e <= 0.25).sum())}, "
+        f"0.5: {int((e < 0.5).sum())}, 1: {int((e < 1).sum())}; none: "
+        f"{int((e == NONE).sum())} of {len(e)}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=60)
+    ap.add_argument("--alter", default="blur", help="comma-separated alterations, '' for none")
+    ap.add_argument("--weights", type=Path, default=board_net.WEIGHTS)
+    ap.add_argument("--corner-weights", type=Path, default=board_net.CORNER_WEIGHTS)
+    ap.add_argument("--no-finder", action="store_true", help="corner errors only (quicker)")
+    args = ap.parse_args()
+    kinds = [k for k in args.alter.split(",") if k]
+    board_net.CORNER_WEIGHTS = args.corner_weights
+    counts: dict[str, list[int]] = {}
+    errors: dict[str, list[tuple[float, float]]] = {}
+    for case in fe.scene_cases(range(FIRST, FIRST + args.scenes), kinds):
+        row = counts.setdefault(case.set, [0, 0, 0])
+        assert case.corners is not None
+        if not args.no_finder:
+            board_net.WEIGHTS = Path("/nonexistent/board.onnx")
+            row[1] += _found(case.image, case.corners, case.size)
+        board_net.WEIGHTS = args.weights
+        if not args.no_finder:
+            row[2] += _found(case.image, case.corners, case.size)
+        row[0] += 1
+        errors.setdefault(case.set, []).append(_errors(case.image, case.corners, case.size))
+    if not args.no_finder:
+        print(f"{'set':<28}{'boards':>7}{'without':>9}{'with net':>10}")
+        for name, (n, without, with_net) in counts.items():
+            print(f"{name:<28}{n:>7}{without:>9}{with_net:>10}")
+    for name, pairs in errors.items():
+        e = np.array(pairs)
+        print(f"{name}: worst-corner error in spacings")
+        print("  " + _summary("proposed", e[:, 0]))
+        print("  " + _summary("refined", e[:, 1]))
+
+
+if __name__ == "__main__":
+    main()

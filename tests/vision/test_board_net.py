@@ -1,0 +1,268 @@
+"""The learned board proposer: its maps decoded, the corner network's patches and answers, the
+shipped networks on a held-out render and on a cloth, the finder without weights, and the
+training pipelines end to end (smoke runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.errors import BoardNotFound
+from companion.vision import board_data, board_net
+from companion.vision.find_board import find_board
+from companion.vision.finder_eval import cloth, corner_error
+from companion.vision.geometry import homography, project
+from companion.vision.render import random_position, render_board
+from companion.vision.scene import TEST_SEEDS_FROM, render_scene
+
+HELD_OUT = TEST_SEEDS_FROM + 4321  # a scene seed no network was trained on
+
+
+def _maps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maps as the network should draw them for a board with these corners (input pixels)."""
+    return board_data.targets(corners)
+
+
+def test_four_peaks_and_their_mask_decode_to_the_corners() -> None:
+    truth = np.array([[60.3, 40.2], [200.6, 52.1], [190.2, 170.4], [48.7, 150.9]])
+    heat, mask = _maps(truth)
+    (conf, corners), *_ = board_net.decode(heat, mask)
+    assert conf > 0.5
+    assert np.abs(corners - truth).max() < 1.5  # pixels of the 256 x 192 input
+
+
+def test_a_fifth_peak_off_the_mask_is_left_out() -> None:
+    """A stone or a cloth corner can light up as a corner; the mask says which four make
+    the board."""
+    truth = np.array([[60.0, 40.0], [200.0, 52.0], [190.0, 170.0], [48.0, 150.0]])
+    heat, mask = _maps(truth)
+    stray, _ = _maps(np.array([[240.0, 10.0]] * 4))
+    best = board_net.decode(np.maximum(heat, stray), mask)[0][1]
+    assert np.abs(best - truth).max() < 1.5
+
+
+def test_maps_without_peaks_propose_nothing() -> None:
+    heat, mask = _maps(None)
+    assert board_net.decode(heat, mask) == []
+
+
+def test_letterbox_maps_points_both_ways() -> None:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    cv2.circle(image, (1000, 200), 12, (255, 255, 255), -1)
+    view, k, off = board_net.letterbox(image)
+    assert view.shape == (board_net.INPUT_H, board_net.INPUT_W, 3)
+    x, y = np.array([1000.0, 200.0]) * k + off
+    assert view[round(y), round(x)].min() > 200  # the spot lands where the mapping says
+    ys, _xs = np.nonzero(view[..., 0] > 0)
+    assert ys.min() > 0 and ys.max() < board_net.INPUT_H - 1  # 16:9 letterboxed into 4:3
+
+
+def test_shipped_network_finds_a_held_out_scene() -> None:
+    """A 3D-rendered photo from the test seeds: the proposal alone lies near the truth, and
+    the finder with it finds the board."""
+    sc = render_scene(HELD_OUT, size=19, width=640, height=480)
+    truth = sc.corners[0]
+    proposals = board_net.propose(sc.image)
+    assert proposals, "the network proposed nothing"
+    assert corner_error(proposals[0], truth, 19) < 1.0  # near enough to snap to the crossings
+    found = find_board(sc.image)
+    assert found.size == 19
+    assert corner_error(found.corners, truth, 19) <= 0.25
+
+
+@pytest.mark.parametrize("seed", [HELD_OUT, HELD_OUT + 7])
+def test_no_board_no_proposal_no_board(seed: int) -> None:
+    image = cloth((480, 640), seed)  # cloths of seeds < 10**6 are training frames
+    assert board_net.propose(image) == []
+    with pytest.raises(BoardNotFound):
+        find_board(image)
+
+
+def test_without_weights_the_finder_works_as_before(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    r = render_board(random_position(9, stones=0.3, seed=2), size=9, tilt=15, rotate=5, seed=2)
+    assert board_net.propose(r.image)  # with the shipped weights there is a proposal
+    monkeypatch.setattr(board_net, "WEIGHTS", tmp_path / "none.onnx")
+    assert board_net.load() is None
+    assert board_net.propose(r.image) == []
+    assert board_net.candidates(r.image, np.zeros((4, 4, 3), np.float32), (9,), _no_judge) == []
+    found = find_board(r.image)
+    assert found.size == 9
+    assert corner_error(found.corners, r.corners[0], 9) <= 0.25
+
+
+def _no_judge(dist: object, quad: object, n: int) -> float:
+    raise AssertionError("nothing to judge without weights")
+
+
+def test_a_damaged_weights_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "board.onnx"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(board_net.VisionError, match="cannot load the board network"):
+        board_net.propose(np.zeros((120, 160, 3), np.uint8), path=bad)
+
+
+def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) -> None:
+    """A few steps on two frames, exported to ONNX, read back through cv2.dnn (smoke test:
+    the pipeline, not the figures)."""
+    torch = pytest.importorskip("torch")
+    from companion.vision import train_board
+
+    frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
+    losses: list[float] = []
+    model = train_board.train(
+        frames,
+        train_board.Settings(seed=1, steps=3, batch=2, width=8),
+        lambda _s, v: losses.append(v),
+    )
+    assert len(losses) == 3 and all(np.isfinite(losses))
+    again = train_board.train(frames, train_board.Settings(seed=1, steps=3, batch=2, width=8))
+    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    path = tmp_path / "board.onnx"
+    train_board.export(model, path)
+    view, _k, _off = board_net.letterbox(frames[0].image)
+    heat, mask = board_net.load(path).maps(view)  # type: ignore[union-attr]
+    with torch.no_grad():
+        x = torch.from_numpy(view.astype(np.float32).transpose(2, 0, 1)[None] / 255.0)
+        ref = torch.sigmoid(model(x))[0].numpy()
+    assert np.abs(heat - ref[0]).max() < 1e-4
+    assert np.abs(mask - ref[1]).max() < 1e-4
+
+
+def test_train_board_refuses_test_seeds() -> None:
+    result = CliRunner().invoke(
+        main, ["train-board", "--scenes", "10", "--render-seed", str(TEST_SEEDS_FROM - 5)]
+    )
+    assert result.exit_code == 2
+    assert "below 1000000" in result.output
+
+
+def test_held_out_photos_are_never_training_frames() -> None:
+    with pytest.raises(board_data.CompanionError, match="held out"):
+        board_data.photo_frames("../shared/data/photos", ["imago"])
+    with pytest.raises(board_data.CompanionError):
+        board_data.scene_frame(TEST_SEEDS_FROM)
+
+
+def test_proposals_are_ordered_as_the_finder_orders_corners() -> None:
+    from companion.vision.find_board import order_corners
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        centre = rng.uniform(60, 180, 2)
+        turn = rng.uniform(0, 2 * np.pi)
+        radius = rng.uniform(20, 60)
+        angles = turn + np.array([0, 0.5, 1, 1.5]) * np.pi + rng.uniform(-0.2, 0.2, 4)
+        quad = centre + radius * np.column_stack([np.cos(angles), np.sin(angles)])
+        shuffled = quad[rng.permutation(4)]
+        assert np.array_equal(board_net._clockwise(shuffled), order_corners(shuffled))
+
+
+def _grid_image(corners: np.ndarray, n: int) -> np.ndarray:
+    """A pale board on a white table with ``n`` dark lines each way between ``corners``."""
+    image = np.full((480, 640, 3), 245, np.uint8)
+    h = homography(corners, n)
+    outline = project(h, np.array([[-1, -1], [n, -1], [n, n], [-1, n]], np.float64))
+    cv2.fillConvexPoly(image, np.round(outline).astype(np.int32), (150, 200, 230))
+    for i in range(n):
+        for a, b in (((i, 0), (i, n - 1)), ((0, i), (n - 1, i))):
+            p, q = project(h, np.array([a, b], np.float64))
+            cv2.line(image, tuple(map(round, p)), tuple(map(round, q)), (20, 20, 20), 2)
+    return image
+
+
+def test_a_corner_patch_is_centred_on_its_guess_with_the_board_inside_down_right() -> None:
+    truth = np.array([[150.0, 90.0], [500.0, 110.0], [520.0, 420.0], [130.0, 400.0]])
+    image = _grid_image(truth, 9)
+    levels = board_net.pyramid(image)
+    c = board_net.PATCH / 2 - 0.5
+    for k in range(4):
+        m = board_net.patch_to_image(truth, 9, k)
+        assert np.abs(project(m, np.array([c, c])) - truth[k]).max() < 1e-6
+        patch = board_net.corner_patch(levels, m).astype(np.float64).mean(axis=2)
+        half = board_net.PATCH // 2
+        inside, outside = patch[half + 4 :, half + 4 :], patch[: half - 4, : half - 4]
+        assert (inside < 150).mean() > 0.05, f"corner {k}: no lines down-right"
+        assert (outside < 150).mean() == 0, f"corner {k}: lines up-left, outside the grid"
+
+
+def test_a_corner_map_decodes_between_its_cells() -> None:
+    side = board_net.PATCH // board_net.PATCH_STRIDE
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    cx, cy = 7.3, 10.6  # cells
+    logits = -((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * 0.7**2)
+    x, y, weight = board_net.corner_spot(logits.astype(np.float32))
+    stride = board_net.PATCH_STRIDE
+    assert abs(x - ((cx + 0.5) * stride - 0.5)) < 0.3
+    assert abs(y - ((cy + 0.5) * stride - 0.5)) < 0.3
+    assert weight > 0.9
+
+
+def test_shipped_corner_network_pulls_a_rough_guess_onto_a_held_out_scene() -> None:
+    """Every corner of a held-out 3D render guessed a spacing off: refined to a third of one."""
+    sc = render_scene(HELD_OUT + 3, size=19, width=800, height=600)
+    truth = np.asarray(sc.corners[0], np.float64)
+    spacing = np.linalg.norm(truth[1] - truth[0]) / 18
+    rng = np.random.default_rng(5)
+    guess = truth + rng.choice([-1.0, 1.0], (4, 2)) * 0.8 * spacing
+    assert corner_error(guess, truth, 19) > 0.9
+    (refined,) = board_net.refine(board_net.pyramid(sc.image), [(guess, 19)])
+    assert corner_error(refined, truth, 19) < 0.34
+
+
+def test_without_corner_weights_refine_leaves_the_guess(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
+    guess = np.array([[10.0, 10.0], [90.0, 12.0], [88.0, 80.0], [12.0, 78.0]])
+    (same,) = board_net.refine([np.zeros((100, 100, 3), np.uint8)], [(guess, 9)])
+    assert np.array_equal(same, guess)
+
+
+def test_corner_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) -> None:
+    """A few steps on patches of one frame, exported, read back through cv2.dnn in a batch."""
+    torch = pytest.importorskip("torch")
+    from companion.vision import train_board
+
+    frames = [board_data.flat_frame(7), board_data.empty_frame(8)]  # the cloth is skipped
+    settings = train_board.Settings(seed=1, steps=3, batch=3, width=8)
+    losses: list[float] = []
+    model = train_board.train_corners(frames, settings, lambda _s, v: losses.append(v))
+    assert len(losses) == 3 and all(np.isfinite(losses))
+    again = train_board.train_corners(frames, settings)
+    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    path = tmp_path / "corner.onnx"
+    train_board.export(model, path)
+    rng = np.random.default_rng(2)
+    patches = [board_data.corner_sample(frames[0], rng)[0] for _ in range(3)]
+    blob = np.stack([p.transpose(2, 0, 1) for p in patches]).astype(np.float32)
+    got = board_net.load(path).run(blob, 1)  # type: ignore[union-attr]
+    with torch.no_grad():
+        ref = model(torch.from_numpy(blob)).numpy()
+    assert got.shape == (3, 1, board_net.PATCH // 4, board_net.PATCH // 4)
+    assert np.abs(got - ref).max() < 1e-3
+    with pytest.raises(board_data.CompanionError, match="no board"):
+        board_data.corner_sample(frames[1], rng)
+
+
+def test_a_proposal_the_finder_already_has_is_left_out() -> None:
+    """The net adds boards; a grid among the finder's own candidates stays the finder's."""
+    from companion.vision.lattice import to_lab
+
+    sc = render_scene(HELD_OUT, size=19, width=640, height=480)
+    truth = np.asarray(sc.corners[0], np.float64)
+    lab = to_lab(sc.image)
+    judge = lambda _d, _q, _n: 1.0  # noqa: E731
+    fresh = board_net.candidates(sc.image, lab, (19,), judge)
+    assert any(corner_error(q, truth, 19) < 0.25 for _e, q, _n, _d in fresh)
+    known = [(1.0, truth + 1.0, 19, fresh[0][3])]  # the finder's, a pixel off
+    again = board_net.candidates(sc.image, lab, (19,), judge, known)
+    assert all(corner_error(q, truth, 19) > 0.25 for _e, q, _n, _d in again)
