@@ -207,6 +207,19 @@ def _look(img: F32, rng: np.random.Generator) -> F32:
     return np.asarray(img, np.float32)
 
 
+def _noise_and_jpeg(f: F32, rng: np.random.Generator) -> NDArray[np.uint8]:
+    """Sensor noise, then (three times in ten) a JPEG round trip at a poor quality: the last
+    steps of every training view, the proposer's and the corner network's alike."""
+    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.uniform() < 0.3:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
+        if not ok:
+            raise VisionError("JPEG encoding failed")
+        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return out
+
+
 def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
     """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask)."""
     img = frame.image
@@ -244,13 +257,7 @@ def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
         rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1)
         kern = np.asarray(cv2.warpAffine(kern, rot, (n, n)), np.float32)
         f = np.asarray(cv2.filter2D(f, -1, kern / max(float(kern.sum()), 1e-6)), np.float32)
-    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
-    out = np.clip(f, 0, 255).astype(np.uint8)
-    if rng.uniform() < 0.3:
-        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
-        if not ok:
-            raise VisionError("JPEG encoding failed")
-        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    out = _noise_and_jpeg(f, rng)
     if corners is not None:
         corners = corners * k + off
     heat, mask = targets(corners)
@@ -284,11 +291,4 @@ def corner_sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, NDArray[
     sigma = rng.uniform(0, 1.5) if rng.uniform() < 0.5 else 0.0
     if sigma > 0.3:
         f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
-    f = f + rng.normal(0, rng.uniform(0, 8), f.shape).astype(np.float32)
-    out = np.clip(f, 0, 255).astype(np.uint8)
-    if rng.uniform() < 0.3:
-        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 70))])
-        if not ok:
-            raise VisionError("JPEG encoding failed")
-        out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
-    return out.astype(np.float32) / 255.0, spot
+    return _noise_and_jpeg(f, rng).astype(np.float32) / 255.0, spot
