@@ -20,6 +20,7 @@ from torch import nn
 from companion.errors import CompanionError
 from companion.vision.board_data import Frame, corner_sample, sample
 from companion.vision.board_net import INPUT_H, INPUT_W, PATCH, PATCH_STRIDE
+from companion.vision.train_loop import one_cycle
 
 PEAK_WEIGHT = 20.0  # extra weight of the cells under a corner peak
 
@@ -155,23 +156,15 @@ def train(
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(settings.seed)
     model = BoardModel(settings.width)
-    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=settings.lr, total_steps=max(1, settings.steps), pct_start=0.15
-    )
     bce = nn.BCEWithLogitsLoss()
-    model.train()
-    for step in range(settings.steps):
+
+    def step_loss() -> torch.Tensor:
         x, heat, mask = batch(frames, rng, settings.batch)
         out = model(x)
-        loss = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if on_step is not None:
-            on_step(step, float(loss.detach()))
-    model.eval()
+        loss: torch.Tensor = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
+        return loss
+
+    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
     return model
 
 
@@ -202,21 +195,12 @@ def train_corners(
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng([settings.seed, 1])
     model = CornerModel(settings.width)
-    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=settings.lr, total_steps=max(1, settings.steps), pct_start=0.15
-    )
-    model.train()
-    for step in range(settings.steps):
+
+    def step_loss() -> torch.Tensor:
         x, spots = corner_batch(boards, rng, settings.batch)
-        loss = corner_loss(model(x), spots)
-        opt.zero_grad()
-        torch.autograd.backward(loss)
-        opt.step()
-        sched.step()
-        if on_step is not None:
-            on_step(step, float(loss.detach()))
-    model.eval()
+        return corner_loss(model(x), spots)
+
+    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
     return model
 
 

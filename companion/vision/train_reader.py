@@ -22,6 +22,7 @@ from torch import nn
 
 from companion.vision.reader_data import Item, augmented_window, plain_view
 from companion.vision.stone_net import CLASSES, PATCH, PX
+from companion.vision.train_loop import one_cycle
 
 WIDTH = (24, 48, 48, 48)  # channels per convolution
 
@@ -94,20 +95,13 @@ def train(
     )
     weights = weights / weights.sum()
     net = Net()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
     loss_fn = nn.CrossEntropyLoss(ignore_index=-1)
-    net.train()
-    for step in range(steps):
+
+    def step_loss() -> torch.Tensor:
         x, y = _batch(items, weights, rng, batch)
-        loss = loss_fn(net(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if on_step is not None:
-            on_step(step, float(loss.detach()))
-    net.eval()
+        return cast(torch.Tensor, loss_fn(net(x), y))
+
+    one_cycle(net, step_loss, steps=steps, lr=3e-3, warmup=0.1, on_step=on_step)
     t, before, after = fit_temperature(net, calibration)
     return Trained(net, t, (before, after), steps, seed)
 
