@@ -64,6 +64,7 @@ SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
+INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
 
 @dataclass(frozen=True)
@@ -475,9 +476,10 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     if found is None or found[0] < SURE_SCORE or sharpened:
         edges = board_quads(small, limit=4)
         # a textured cloth joins the board's lines into one net with its own strokes: the
-        # lines inside each board outline alone
+        # lines inside each board outline alone (a full search each: the best few outlines
+        # only, or a frame of many outlines and no grid takes many seconds)
         for look_bh, look_masks in looks if found is None else ():
-            inside = _lines_in_edges(edges, look_bh, look_masks, sizes, size)
+            inside = _lines_in_edges(edges[:INSIDE_OUTLINES], look_bh, look_masks, sizes, size)
             if inside is not None and (found is None or inside[0] > found[0]):
                 found = inside
         # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the

@@ -273,3 +273,31 @@ def test_lines_on_a_checked_cloth_are_cut_off_at_the_board_outline() -> None:
     assert case.corners is not None
     assert found.size == case.size == 19
     assert _found_within(found.corners, case.corners, 19) <= 0.25
+
+
+def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three plain boards on a cloth: six outlines and no grid. Each outline searched alone is
+    a whole search for a grid (seconds on a frame of many), so only the best
+    ``INSIDE_OUTLINES`` are searched in each look (plain, sharpened)."""
+    from companion.vision import find_board as fb
+
+    image = cloth((720, 960), 3)
+    for x, y, w, h, colour in [
+        (60, 60, 300, 260, (60, 170, 220)),
+        (480, 80, 380, 300, (200, 120, 40)),
+        (200, 400, 420, 280, (90, 200, 120)),
+    ]:
+        cv2.rectangle(image, (x, y), (x + w, y + h), colour, -1)
+    assert len(board_quads(image, limit=4)) > fb.INSIDE_OUTLINES
+    searched: list[int] = []
+    lines_in_edges = fb._lines_in_edges
+
+    def counted(edges: list[tuple[float, Corners]], *args: object) -> object:
+        searched.append(len(edges))
+        return lines_in_edges(edges, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fb, "_lines_in_edges", counted)
+    with pytest.raises(BoardNotFound):
+        find_board(image)
+    assert searched and all(n <= fb.INSIDE_OUTLINES for n in searched)
+    assert sum(searched) <= 2 * fb.INSIDE_OUTLINES
