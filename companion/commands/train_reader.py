@@ -68,21 +68,15 @@ def load_items(
             got = photo_items(photos)
             bar.update(1)
         items += [it for it in got if it.source not in exclude]
-    seeds = range(render_seed, render_seed + renders)
-    with click.progressbar(length=len(seeds), label="renders", file=sys.stderr) as bar:
-        for it in cached_scene_items(seeds, cache):
-            items.append(it)
-            bar.update(1)
-    flats = range(render_seed, render_seed + flat)
-    with click.progressbar(length=len(flats), label="flat renders", file=sys.stderr) as bar:
-        for it in cached_scene_items(flats, cache, flat=True):
-            items.append(it)
-            bar.update(1)
-    extra = glare_seeds(glare)
-    with click.progressbar(length=len(extra), label="glare renders", file=sys.stderr) as bar:
-        for it in cached_scene_items(extra, cache):
-            items.append(it)
-            bar.update(1)
+    for label, seeds, is_flat in (
+        ("renders", range(render_seed, render_seed + renders), False),
+        ("flat renders", range(render_seed, render_seed + flat), True),
+        ("glare renders", glare_seeds(glare), False),
+    ):
+        with click.progressbar(length=len(seeds), label=label, file=sys.stderr) as bar:
+            for it in cached_scene_items(seeds, cache, flat=is_flat):
+                items.append(it)
+                bar.update(1)
     return items  # type: ignore[return-value]
 
 
