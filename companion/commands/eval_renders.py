@@ -71,7 +71,7 @@ def command(
 
     reader = net_reader(stone_reader, stone_model) or DEFAULT_READER
     model = stone_model.onnx if stone_model else None
-    name = f"{reader}, {stone_model.path}" if stone_model else reader
+    name = f"{reader} reader" + (f" with {stone_model.path}" if stone_model else "")
     if first_seed is not None and not factors:
         raise click.UsageError("--first-seed goes with --factors")
     if factors:
@@ -80,8 +80,7 @@ def command(
     from companion.vision.render import random_position, render_board
 
     click.echo(
-        f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}"
-        f"  (reader: {name})"
+        f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}  ({name})"
     )
     for style, size, options in CASES:
         seen: Counter[str] = Counter()
@@ -186,7 +185,7 @@ def _by_factor(
     kind = "test" if start >= TEST_SEEDS_FROM else "tuning"
     click.echo(
         f"{count} fresh 3D {kind} renders (seeds {start}..{start + count - 1}, "
-        f"never trained on), true corners, {name or reader} reader"
+        f"never trained on), true corners, {name or reader + ' reader'}"
     )
     for factor, buckets in tallies.items():
         click.echo(f"\n{factor}")

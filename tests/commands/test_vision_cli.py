@@ -337,7 +337,7 @@ def test_eval_commands_read_with_the_model_given(tmp_path: Path) -> None:
     white = _constant_model(tmp_path / "white.onnx", "W")
     res = CliRunner().invoke(main, ["eval-renders", "--factors", "1", "--model", str(white)])
     assert res.exit_code == 0, res.output
-    assert f"net, {white} reader" in res.output
+    assert f"net reader with {white}" in res.output
     _name, _boards, _points, _right, unknown, wrong, *_ = (
         res.output.split("\n\n")[1].splitlines()[2].split()
     )
