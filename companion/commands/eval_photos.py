@@ -108,7 +108,9 @@ def command(
         try:
             Path(save_models).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise click.BadParameter(f"cannot make {save_models}: {exc}", "--save-models") from exc
+            raise click.BadParameter(
+                f"cannot make {save_models}: {exc}", param_hint="--save-models"
+            ) from exc
     if hold_out:
         if not leave_one_out:
             raise click.UsageError("--hold-out goes with --leave-one-out")
