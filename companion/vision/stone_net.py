@@ -40,6 +40,9 @@ CONFIDENT = 0.9  # a spot is read only if its class has at least this probabilit
 BEYOND = 0.8
 BLANK = 128
 MODEL = "stones.onnx"
+# Readings per spot: the view as is and turned half round (see StoneNet._read). Chosen on the
+# tuning renders (seeds 500000..500199, never trained on; MODEL_CARD.md "Decision rule").
+VIEWS = 2
 
 
 def view_size(width: int, height: int) -> tuple[int, int]:
@@ -200,20 +203,47 @@ def blank_beyond(
 
 
 class StoneNet:
-    """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe)."""
+    """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe).
 
-    def __init__(self, onnx: bytes | None = None) -> None:
+    ``views``: 2 (the default, :data:`VIEWS`) runs the network on the view as is and turned
+    half round and keeps the geometric mean of the two readings; 1 runs it once.
+    """
+
+    def __init__(self, onnx: bytes | None = None, *, views: int = VIEWS) -> None:
+        if views not in (1, 2):
+            raise VisionError(f"views must be 1 or 2, not {views!r}")
         data = _packaged() if onnx is None else onnx
         try:
             self.net = cv2.dnn.readNetFromONNX(np.frombuffer(data, dtype=np.uint8))
         except cv2.error as exc:
             raise VisionError(f"the stone model cannot be loaded: {exc}") from exc
+        self.views = views
 
     def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Log-probabilities (log-softmax over the class axis) of a batch."""
         self.net.setInput(blob)
         logits = np.asarray(self.net.forward(), dtype=np.float32)
         z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
+        return np.asarray(z - np.log(np.exp(z).sum(axis=1, keepdims=True)), dtype=np.float32)
+
+    def _read(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(n, 4, rows, cols) probabilities of a batch of views, with the half-turned views
+        (:attr:`views` 2) run in the same batch and turned back.
+
+        A half turn maps point (r, c) of a view to (rows-1-r, cols-1-c) of the turned one
+        exactly (a point's pixel centre is symmetric in its patch, the stride divides the
+        view), so each point gets two readings of the same pixels. Stones and empty points
+        look alike turned (training turns and mirrors every window), yet the network's two
+        readings of an unsure point differ; their geometric mean is surer where they agree and
+        less sure where they do not (on the tuning renders: fewer ``?``, fewer wrong).
+        """
+        if self.views == 1:
+            logp = self._run(blob)
+        else:
+            n = len(blob)
+            both = self._run(np.ascontiguousarray(np.concatenate([blob, blob[:, :, ::-1, ::-1]])))
+            logp = (both[:n] + both[n:, :, ::-1, ::-1]) / 2.0
+        e = np.exp(logp - logp.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
     def grid(self, view: NDArray[np.uint8], width: int, height: int) -> NDArray[np.float32]:
@@ -221,14 +251,14 @@ class StoneNet:
         if view.shape[:2] != view_size(width, height)[::-1]:
             raise VisionError("board view has the wrong size")
         blob = np.ascontiguousarray(view.transpose(2, 0, 1)[None], dtype=np.float32)
-        p = self._run(blob)  # (1, 4, height, width)
+        p = self._read(blob)  # (1, 4, height, width)
         return np.asarray(p[0].reshape(len(CLASSES), -1).T, dtype=np.float32)
 
     def patches(self, stack: NDArray[np.uint8]) -> NDArray[np.float32]:
         """(n, 4) class probabilities from ``n`` patches stacked vertically."""
         n = stack.shape[0] // PATCH
         blob = stack.reshape(n, PATCH, PATCH, 3).transpose(0, 3, 1, 2).astype(np.float32)
-        p = self._run(np.ascontiguousarray(blob))
+        p = self._read(np.ascontiguousarray(blob))
         return np.asarray(p.reshape(n, len(CLASSES)), dtype=np.float32)
 
 
@@ -265,6 +295,7 @@ __all__ = [
     "EMPTY",
     "PATCH",
     "PX",
+    "VIEWS",
     "WHITE",
     "Cutter",
     "StoneNet",
