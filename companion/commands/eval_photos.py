@@ -298,15 +298,16 @@ def _sweep(summary: object) -> None:
     """Right / unknown / wrong / swaps over all photos had the reading bar been elsewhere.
 
     For information only: the shipped bar is not chosen from these (they are the held-out
-    figures). Hand-covered spots (the fourth class) stay unknown at any bar.
+    figures). The decision rule is :func:`~companion.vision.stone_net.decide`'s with only the
+    bar moved; spots next to covered patches are not widened to unknown here.
     """
     import numpy as np
 
     from companion.vision.evaluate import Summary
-    from companion.vision.stone_net import CLASSES
+    from companion.vision.stone_net import decide
 
     assert isinstance(summary, Summary)
-    click.echo("the same readings with another confidence bar (all sources):")
+    click.echo("the same readings with another confidence bar (all sources; no widening):")
     click.echo(f"{'bar':>6}{'right':>9}{'unknown':>9}{'wrong':>8}{'swaps':>6}")
     for bar in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         right = unknown = wrong = swaps = points = 0
@@ -316,12 +317,10 @@ def _sweep(summary: object) -> None:
                 points += r.points
                 unknown += r.points
                 continue
-            best = probs.argmax(axis=1)
-            sure = (probs.max(axis=1) >= bar) & (best != 3)
+            tokens, _ = decide(probs, bar)
             for i, truth, _ in r.scored():
-                b, s = best[i], sure[i]
                 points += 1
-                got = CLASSES[int(b)] if s else "?"
+                got = tokens[i]
                 right += got == truth
                 unknown += got == "?"
                 wrong += got not in ("?", truth)

@@ -33,7 +33,7 @@ PX = 8  # view pixels per grid spacing (the network's stride)
 PATCH = 32  # the network's receptive field in view pixels (four spacings)
 HALF = (PATCH - 1) / 2.0  # a point's pixel-centre coordinate in its own patch
 CLASSES = (EMPTY, BLACK, WHITE, UNKNOWN)  # the last is "covered": a hand, a sleeve, a cup
-CONFIDENT = 0.9  # a spot is read only if its class has at least this probability
+CONFIDENT = 0.9  # a spot is read if its class has at least this probability (or BOARD_SHARE)
 # Beyond this many spacings outside the outermost lines a grid's view is filled with BLANK (in
 # training and at run time alike): what lies beyond the board (a table, a hand, a narrow margin
 # or a wide one) never reaches the network, so edge points read the same on any table.
@@ -43,6 +43,9 @@ MODEL = "stones.onnx"
 # Readings per spot: the view as is and turned half round (see StoneNet._read). Chosen on the
 # tuning renders (seeds 500000..500199, never trained on; MODEL_CARD.md "Decision rule").
 VIEWS = 2
+# ... and a board class that is the likeliest, more likely than not, and at least this share of
+# the board classes' probability is read too (see decide). Chosen on the same tuning renders.
+BOARD_SHARE = 0.99
 
 
 def view_size(width: int, height: int) -> tuple[int, int]:
@@ -272,16 +275,26 @@ def _packaged() -> bytes:
 
 
 def decide(
-    probs: NDArray[np.float32], threshold: float = CONFIDENT
+    probs: NDArray[np.float32], threshold: float = CONFIDENT, board_share: float = BOARD_SHARE
 ) -> tuple[list[str], NDArray[np.float64]]:
-    """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure.
+    """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure,
+    or if it is a board class (empty, black, white) that is more likely than not and holds at
+    least ``board_share`` of the three board classes' probability.
 
-    Covered spots and unsure ones read ``?`` with confidence 0.
+    The second way weighs two doubts apart. Doubt between board classes (a stone or not, black
+    or white) is a reading's real risk; doubt between a board class and "covered" alone is
+    the network unsure whether a point is a clean board point (on photos from a low camera: a
+    neighbour's top leaning over it): if no other board class is in play, the likeliest one
+    is the reading. Covered spots (argmax) and patches of them stay ``?`` (the
+    reader widens patches), so a hand is not read through. Unsure spots read ``?`` with
+    confidence 0.
     """
     best = probs.argmax(axis=1)
     conf = probs[np.arange(len(probs)), best].astype(np.float64)
     tokens = np.array(CLASSES, dtype="<U1")[best]
-    unsure = (tokens == UNKNOWN) | (conf < threshold)
+    board = np.maximum(1.0 - probs[:, 3].astype(np.float64), 1e-9)
+    clear = (conf > 0.5) & (conf / board >= board_share)
+    unsure = (tokens == UNKNOWN) | ((conf < threshold) & ~clear)
     tokens[unsure] = UNKNOWN
     conf[unsure] = 0.0
     return tokens.tolist(), conf
@@ -291,6 +304,7 @@ __all__ = [
     "BEYOND",
     "BLACK",
     "BLANK",
+    "BOARD_SHARE",
     "CLASSES",
     "EMPTY",
     "PATCH",

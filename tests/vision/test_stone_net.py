@@ -192,13 +192,26 @@ def test_a_spot_placed_between_points_reads_no_stone() -> None:
 
 
 def test_unsure_and_covered_spots_read_unknown() -> None:
+    """Below the bar a spot reads ``?``, unless its only doubt is "covered": a board class that
+    is more likely than not and holds BOARD_SHARE of the board classes is read."""
     probs = np.array(
-        [[0.97, 0.01, 0.01, 0.01], [0.5, 0.45, 0.05, 0.0], [0.05, 0.0, 0.0, 0.95], [0, 0, 1, 0]],
+        [
+            [0.97, 0.01, 0.01, 0.01],
+            [0.5, 0.45, 0.05, 0.0],  # empty or black: unsure
+            [0.05, 0.0, 0.0, 0.95],  # covered
+            [0, 0, 1, 0],
+            [0.6, 0.004, 0.0, 0.396],  # empty, its only doubt "covered": read
+            [0.0, 0.2, 0.6, 0.2],  # white, doubt black too: unsure
+            [0.45, 0.0, 0.0, 0.55],  # covered more likely
+            [0.5, 0.0, 0.0, 0.5],  # not more likely than not
+        ],
         dtype=np.float32,
     )
     tokens, conf = decide(probs, 0.9)
-    assert tokens == [".", "?", "?", "W"]
-    assert conf[1] == conf[2] == 0.0 and conf[3] == 1.0
+    assert tokens == [".", "?", "?", "W", ".", "?", "?", "?"]
+    assert conf[1] == conf[2] == 0.0 and conf[3] == 1.0 and conf[4] == pytest.approx(0.6)
+    tokens, _ = decide(probs, 0.9, board_share=1.0)
+    assert tokens[4] == "?"
 
 
 def test_a_smaller_frame_or_a_bad_image_is_refused() -> None:
