@@ -12,7 +12,8 @@ OpenCV is needed at run time.
 
 Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
 anything that is not a board point or a stone), temperature-scaled on held-out data when the
-weights were made. Covered or below :data:`CONFIDENT` reads ``?``.
+weights were made, from the view and the view turned half round (:data:`VIEWS`). Covered, or
+below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`).
 """
 
 from __future__ import annotations
