@@ -1,4 +1,4 @@
-"""Click options shared by ``serve``, ``run``, ``track`` and ``hub``: written once, checked once.
+"""Click options shared by the commands (serve, run, track, hub, read, the evaluations): written once.
 
 Each decorator adds a group of options; the values reach the command as usual keyword
 arguments. Checks that need no journal (rules, time control, corners, positive rates) happen
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -75,6 +76,77 @@ reader_option = click.option(
     help="Stone reader: classic (hand-made cues) or net (the learned classifier) "
     "[default: the profile's, else net].",
 )
+
+
+#: A stone model file larger than this is not one (the shipped weights are about 210 KB; the
+#: issue allows 2 MB): refused before it is read, as a huge or wrong file should be.
+MAX_MODEL_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class StoneModel:
+    """Weights given by ``--model``: where they came from (for the report) and their bytes."""
+
+    path: str
+    onnx: bytes
+
+
+def _stone_model(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> StoneModel | None:
+    """Read and try the file now, so a missing, huge or wrong file is a usage error before
+    any photo or render is read (not a traceback halfway through an evaluation)."""
+    if value is None:
+        return None
+    import cv2
+    import numpy as np
+
+    from companion.vision.stone_net import CLASSES, PATCH, StoneNet
+
+    path = Path(value)
+    try:
+        if path.stat().st_size > MAX_MODEL_BYTES:
+            raise click.BadParameter(
+                f"{value}: {path.stat().st_size // 2**20} MB is too big for a stone model"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {value}: {exc.strerror}") from None
+    try:
+        probs = StoneNet(data).patches(np.full((PATCH, PATCH, 3), 128, np.uint8))
+        ok = probs.shape == (1, len(CLASSES))
+    except (CompanionError, cv2.error, ValueError):
+        ok = False
+    if not ok:
+        raise click.BadParameter(
+            f"{value} is not a stone model (an ONNX classifier of {PATCH}x{PATCH} patches "
+            f"into {len(CLASSES)} classes)"
+        )
+    return StoneModel(value, data)
+
+
+#: ``--model PATH``: read with these stone-classifier weights instead of the shipped ones
+#: (``read``, ``eval-photos``, ``eval-renders``), so a candidate is measured without touching
+#: the package. It implies the net reader (see :func:`net_reader`).
+model_option = click.option(
+    "--model",
+    "stone_model",
+    default=None,
+    callback=_stone_model,
+    metavar="PATH",
+    help="Read with these ONNX stone-classifier weights (a candidate from train-reader) "
+    "instead of the shipped ones; implies --reader net.",
+)
+
+
+def net_reader(stone_reader: str | None, stone_model: StoneModel | None) -> str | None:
+    """The reader asked for, given ``--model``: weights are read by the net reader, so a
+    model with ``--reader classic`` is a usage error and a model alone picks ``net``."""
+    if stone_model is None:
+        return stone_reader
+    if stone_reader == "classic":
+        raise click.BadParameter("--model is read with the net reader", param_hint="--reader")
+    return "net"
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

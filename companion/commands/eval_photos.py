@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from companion.commands._options import reader_option
+from companion.commands._options import StoneModel, model_option, net_reader, reader_option
 from companion.errors import CompanionError
 
 
@@ -37,11 +37,7 @@ from companion.errors import CompanionError
     help="With --leave-one-out: hold out (and read) only this source (repeatable), so that a "
     "long run can be split and each source's line comes out as soon as it is done.",
 )
-@click.option(
-    "--model",
-    type=click.Path(dir_okay=False, exists=True),
-    help="Read with this ONNX model (the net reader).",
-)
+@model_option
 @click.option(
     "--save-models",
     type=click.Path(file_okay=False),
@@ -65,7 +61,7 @@ def command(
     renders: int,
     flat: int,
     hold_out: tuple[str, ...],
-    model: str | None,
+    stone_model: StoneModel | None,
     save_models: str | None,
     saved_models: str | None,
     stone_reader: str | None,
@@ -78,16 +74,17 @@ def command(
     (under a hand) are not scored. With --leave-one-out each source
     (shared/data/photos: gomrade/testing_sequence, gomrade singles, imago/t1, imago/t2 with its
     skip/ frames, imago 9x9+13x13) is read by a model trained without any of its photos.
-    --model and --leave-one-out read with the net reader.
+    --model (a candidate's weights) and --leave-one-out read with the net reader.
     """
     from companion.vision.evaluate import Summary, evaluate_photo
     from companion.vision.photoset import walk
     from companion.vision.read_stones import DEFAULT_READER
 
-    if model or leave_one_out:
+    stone_reader = net_reader(stone_reader, stone_model)
+    if leave_one_out:
         if stone_reader == "classic":
             raise click.BadParameter(
-                "--model and --leave-one-out read with the net reader", param_hint="--reader"
+                "--leave-one-out reads with the net reader", param_hint="--reader"
             )
         stone_reader = "net"
     reader = stone_reader or DEFAULT_READER
@@ -128,7 +125,7 @@ def command(
         models = {name: _read_saved(saved_models, name) for name in sources}
     elif leave_one_out:
         models = _left_out_models(folder, steps, renders, flat, hold_out, save_models)
-    weights = Path(model).read_bytes() if model else None
+    weights = stone_model.onnx if stone_model else None
     summary = Summary()
     try:
         with click.progressbar(
@@ -153,6 +150,7 @@ def command(
         out: dict[str, object] = {
             "mode": "corners" if use_corners else "found",
             "reader": reader,
+            "model": stone_model.path if stone_model else None,
             "sets": lines,
             "all": total,
             "confusion": summary.confusion(),
@@ -160,7 +158,10 @@ def command(
         click.echo(json.dumps(out, indent=1))
         return
     mode = "truth corners where given, else found" if use_corners else "board found without help"
-    click.echo(f"{len(photos)} photos under {folder}; corners: {mode}; reader: {reader}")
+    weights_note = f" ({stone_model.path})" if stone_model else ""
+    click.echo(
+        f"{len(photos)} photos under {folder}; corners: {mode}; reader: {reader}{weights_note}"
+    )
     head = f"{'set':<26}{'photos':>7}{'found':>8}{'points':>8}{'right':>7}{'accuracy':>10}"
     head += f"{'unknown':>8}{'wrong':>6}{'sure wr':>8}{'swaps':>6}{'perfect':>9}{'worst':>6}"
     head += f"{'med ms':>8}"

@@ -12,7 +12,7 @@ from collections import Counter
 
 import click
 
-from companion.commands._options import reader_option
+from companion.commands._options import StoneModel, model_option, net_reader, reader_option
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wood", 19, {}),
@@ -48,7 +48,14 @@ CASES: list[tuple[str, int, dict[str, object]]] = [
     "below 10**6 and past the training renders make a tuning set, kept apart from the test.",
 )
 @reader_option
-def command(seeds: int, factors: int, first_seed: int | None, stone_reader: str | None) -> None:
+@model_option
+def command(
+    seeds: int,
+    factors: int,
+    first_seed: int | None,
+    stone_reader: str | None,
+    stone_model: StoneModel | None,
+) -> None:
     """Per board look: spots read right, unknown and wrong over SEEDS random positions.
 
     Spots a hand covers are counted apart: "hidden ?" is how many of them read unknown, and
@@ -56,22 +63,24 @@ def command(seeds: int, factors: int, first_seed: int | None, stone_reader: str 
     reading (``W.``: a white stone read empty). With --factors N: N fresh 3D renders
     (companion/vision/scene, seeds from 10**6: training uses seeds below) read with their true
     corners, and a table per factor (light colour, camera elevation, stones on the board,
-    focus and motion blur, hand, board, stones).
+    focus and motion blur, hand, board, stones). --model reads with a candidate's weights
+    (the net reader) instead of the shipped ones.
     """
     from companion.vision.pipeline import read_photo
     from companion.vision.read_stones import DEFAULT_READER
 
-    reader = stone_reader or DEFAULT_READER
+    reader = net_reader(stone_reader, stone_model) or DEFAULT_READER
+    model = stone_model.onnx if stone_model else None
+    name = f"{reader} reader" + (f" with {stone_model.path}" if stone_model else "")
     if first_seed is not None and not factors:
         raise click.UsageError("--first-seed goes with --factors")
     if factors:
-        _by_factor(factors, reader, first_seed)
+        _by_factor(factors, reader, first_seed, model, name)
         return
     from companion.vision.render import random_position, render_board
 
     click.echo(
-        f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}"
-        f"  (reader: {reader})"
+        f"{'look':<9}{'size':>4}  {'options':<34}{'right':>6}{'unknown':>8}{'wrong':>6}  ({name})"
     )
     for style, size, options in CASES:
         seen: Counter[str] = Counter()
@@ -80,7 +89,7 @@ def command(seeds: int, factors: int, first_seed: int | None, stone_reader: str 
             rows = random_position(size, stones=0.3, seed=100 + seed)
             frame = render_board(rows, size=size, style=style, seed=seed, **options)  # type: ignore[arg-type]
             read = read_photo(
-                frame.image, size=size, corners=frame.corners[0], reader=reader
+                frame.image, size=size, corners=frame.corners[0], reader=reader, model=model
             ).observation
             for i, (truth, got) in enumerate(zip(frame.tokens, read.states, strict=True)):
                 if i in frame.hidden:
@@ -131,7 +140,15 @@ def _draw(seed: int) -> tuple[dict[str, str], object, int]:
     return factors, scene, size
 
 
-def _by_factor(count: int, reader: str, first: int | None = None) -> None:
+def _by_factor(
+    count: int,
+    reader: str,
+    first: int | None = None,
+    model: bytes | None = None,
+    name: str | None = None,
+) -> None:
+    """Read ``count`` 3D renders from seed ``first`` with ``reader`` (``model``: other net
+    weights, ``name`` says which in the heading) and print one table per factor."""
     from collections import defaultdict
 
     from companion.vision.pipeline import read_photo
@@ -148,6 +165,7 @@ def _by_factor(count: int, reader: str, first: int | None = None) -> None:
                 size=size,
                 corners=frame.corners[0],  # type: ignore[attr-defined]
                 reader=reader,
+                model=model,
             ).observation
             c: Counter[str] = Counter()
             for i, (truth, got) in enumerate(zip(frame.tokens, read.states, strict=True)):  # type: ignore[attr-defined]
@@ -167,7 +185,7 @@ def _by_factor(count: int, reader: str, first: int | None = None) -> None:
     kind = "test" if start >= TEST_SEEDS_FROM else "tuning"
     click.echo(
         f"{count} fresh 3D {kind} renders (seeds {start}..{start + count - 1}, "
-        f"never trained on), true corners, {reader} reader"
+        f"never trained on), true corners, {name or reader + ' reader'}"
     )
     for factor, buckets in tallies.items():
         click.echo(f"\n{factor}")

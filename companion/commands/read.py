@@ -6,7 +6,7 @@ import json
 
 import click
 
-from companion.commands._options import reader_option
+from companion.commands._options import StoneModel, model_option, net_reader, reader_option
 from companion.errors import CompanionError
 
 #: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
@@ -75,6 +75,7 @@ def _print_layers(profile: object, obs: object, as_json: bool) -> None:
     help="Calibration profile (calibration/*.json) for this camera and board.",
 )
 @reader_option
+@model_option
 @click.option("--json", "as_json", is_flag=True, help="Also print confidences, corners and time.")
 def command(
     photo: str,
@@ -82,12 +83,14 @@ def command(
     corners: str | None,
     profile_path: str | None,
     stone_reader: str | None,
+    stone_model: StoneModel | None,
     as_json: bool,
 ) -> None:
     """Read the stones on a board photo: N lines of N tokens (. B W, ? for unknown).
 
     Row 0 is the top of the image. A photo with no board, or a file that is not an image, is
-    an error (exit status 1), never a made-up position.
+    an error (exit status 1), never a made-up position. --model reads with other weights of
+    the net reader (a candidate from train-reader) instead of the shipped ones.
     """
     from companion.vision.photoset import load_image
     from companion.vision.pipeline import read_photo
@@ -95,10 +98,12 @@ def command(
     from companion.vision.read_stones import DEFAULT_READER
 
     quad = _corners(corners)
+    stone_reader = net_reader(stone_reader, stone_model)
+    model = stone_model.onnx if stone_model else None
     try:
         image = load_image(photo)
         if profile_path is not None and quad is None:
-            profile = load_profile(profile_path).with_reader(stone_reader)
+            profile = load_profile(profile_path).with_reader(stone_reader, model)
             if profile.moved(image):
                 click.echo(
                     "warning: the grid lines are not where the profile expects them; the board "
@@ -111,7 +116,7 @@ def command(
             reading = profile.read_photo(image)
         else:
             reading = read_photo(
-                image, size=size, corners=quad, reader=stone_reader or DEFAULT_READER
+                image, size=size, corners=quad, reader=stone_reader or DEFAULT_READER, model=model
             )
     except CompanionError as exc:
         raise click.ClickException(_named(photo, exc)) from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -21,26 +22,51 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "st
 DEFAULT_CACHE = "~/.cache/companion/scenes"
 
 
-#: Extra scenes (``--glare``) are drawn from seeds from here on (past any regular training
-#: renders, below the tuning renders at 500000 and the test renders at 10**6).
+#: Extra scenes (``--glare``, ``--hands``) are drawn from seeds from these on (past any regular
+#: training renders, below the tuning renders at 500000 and the test renders at 10**6), each
+#: set its own range so that the sets never share a scene.
 GLARE_SEEDS_FROM = 100_000
+HAND_SEEDS_FROM = 200_000
+EXTRA_SEEDS_END = 500_000
 GLARE_ELEVATION = 50.0  # degrees: the low cameras under which white stones read black
 
 
-def glare_seeds(count: int) -> list[int]:
-    """The first ``count`` scene seeds from :data:`GLARE_SEEDS_FROM` whose drawn factors are
-    glare light and a camera at most :data:`GLARE_ELEVATION` degrees up (factors are drawn
-    without rendering)."""
+def _glare(f: dict[str, object]) -> bool:
+    return f["light"] == "glare" and float(f["elevation_deg"]) <= GLARE_ELEVATION  # type: ignore[arg-type]
+
+
+def _hand(f: dict[str, object]) -> bool:
+    return bool(f["hand"])
+
+
+#: The extra scene sets by option name: (first seed, end seed, what the drawn factors must be).
+EXTRA_SCENES: dict[str, tuple[int, int, Callable[[dict[str, object]], bool]]] = {
+    "glare": (GLARE_SEEDS_FROM, HAND_SEEDS_FROM, _glare),
+    "hands": (HAND_SEEDS_FROM, EXTRA_SEEDS_END, _hand),
+}
+
+
+def extra_seeds(kind: str, count: int) -> list[int]:
+    """The first ``count`` scene seeds of the extra set ``kind`` (:data:`EXTRA_SCENES`) whose
+    drawn factors are what the set is for (factors are drawn without rendering)."""
     from companion.vision.scene.factors import draw_factors
 
+    first, end, keep = EXTRA_SCENES[kind]
     out: list[int] = []
-    seed = GLARE_SEEDS_FROM
-    while len(out) < count:
-        f = draw_factors(seed, {})
-        if f["light"] == "glare" and float(f["elevation_deg"]) <= GLARE_ELEVATION:
+    seed = first
+    while len(out) < count and seed < end:
+        if keep(dict(draw_factors(seed, {}))):
             out.append(seed)
         seed += 1
+    if len(out) < count:
+        raise click.BadParameter(f"too many {kind} scenes asked for", param_hint=f"--{kind}")
     return out
+
+
+def glare_seeds(count: int) -> list[int]:
+    """The first ``count`` seeds from :data:`GLARE_SEEDS_FROM` with glare light and a camera at
+    most :data:`GLARE_ELEVATION` degrees up."""
+    return extra_seeds("glare", count)
 
 
 def load_items(
@@ -51,10 +77,11 @@ def load_items(
     exclude: tuple[str, ...] = (),
     flat: int = 0,
     glare: int = 0,
+    hands: int = 0,
 ) -> list[object]:
     """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
     flat renderer (same seeds from ``render_seed``), then ``glare`` scenes of glare light and a
-    low camera (:func:`glare_seeds`), with progress bars."""
+    low camera and ``hands`` scenes with a hand (:func:`extra_seeds`), with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
     if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
@@ -71,7 +98,8 @@ def load_items(
     for label, seeds, is_flat in (
         ("renders", range(render_seed, render_seed + renders), False),
         ("flat renders", range(render_seed, render_seed + flat), True),
-        ("glare renders", glare_seeds(glare), False),
+        ("glare renders", extra_seeds("glare", glare), False),
+        ("hand renders", extra_seeds("hands", hands), False),
     ):
         with click.progressbar(length=len(seeds), label=label, file=sys.stderr) as bar:
             for it in cached_scene_items(seeds, cache, flat=is_flat):
@@ -116,6 +144,14 @@ def load_items(
     help="More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds "
     "from 100000 whose drawn factors are so).",
 )
+@click.option(
+    "--hands",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 "
+    "whose drawn factors are so): hand-covered points are few in the regular scenes.",
+)
 @click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
@@ -134,6 +170,7 @@ def command(
     render_seed: int,
     flat: int,
     glare: int,
+    hands: int,
     steps: int,
     seed: int,
     exclude: tuple[str, ...],
@@ -150,12 +187,15 @@ def command(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
     torch.set_num_threads(1)
-    if render_seed + renders > GLARE_SEEDS_FROM and glare:
+    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands):
         raise click.BadParameter(
-            f"regular renders would reach the glare seeds ({GLARE_SEEDS_FROM} on)",
+            f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
+            f" hand seeds from {HAND_SEEDS_FROM})",
             param_hint="--renders",
         )
-    items = load_items(photos or None, renders, render_seed, cache or None, exclude, flat, glare)
+    items = load_items(
+        photos or None, renders, render_seed, cache or None, exclude, flat, glare, hands
+    )
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
         f"{len(train_items)} boards to train on, {len(held)} held out for calibration", err=True
@@ -179,6 +219,7 @@ def command(
         "renders": renders,
         "flat_renders": flat,
         "glare_renders": glare,
+        "hand_renders": hands,
         "render_seed": render_seed,
         "steps": steps,
         "seed": seed,

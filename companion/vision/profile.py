@@ -53,6 +53,7 @@ from companion.vision.read_stones import (
     StoneReader,
     check_reader,
 )
+from companion.vision.stone_net import StoneNet
 
 FORMAT = "companion-vision-profile"
 VERSION = 1
@@ -110,6 +111,8 @@ class Profile:
     created: str = ""
     stone_reader: str | None = None  # "classic" or "net"; None: the default reader
     _reader: StoneReader | None = field(default=None, repr=False, compare=False)
+    #: ONNX bytes of other net weights to read with (``read --model``); never saved.
+    stone_model: bytes | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return (
@@ -163,12 +166,18 @@ class Profile:
         """The stone reader this profile reads with (its own choice, else the default)."""
         return self.stone_reader or DEFAULT_READER
 
-    def with_reader(self, name: str | None) -> Profile:
-        """This profile reading with the stone reader ``name`` (None: keep its own)."""
-        if name is None or name == self.stone_reader:
+    def with_reader(self, name: str | None, model: bytes | None = None) -> Profile:
+        """This profile reading with the stone reader ``name`` (None: keep its own), and the
+        net reader with the weights ``model`` (ONNX bytes; None: the shipped ones)."""
+        if (name is None or name == self.stone_reader) and model is None:
             return self
-        check_reader(name)
-        return replace(self, stone_reader=name, _reader=None)
+        if name is not None:
+            check_reader(name)
+        if model is not None and (name or self.reader_name()) != "net":
+            raise CalibrationError("a stone model is read by the net reader only")
+        return replace(
+            self, stone_reader=name or self.stone_reader, _reader=None, stone_model=model
+        )
 
     def reader(self) -> StoneReader:
         if self._reader is None:
@@ -179,8 +188,13 @@ class Profile:
                     tint=np.asarray(self.empty_tint, dtype=np.float64),
                     patches=self.empty_patches,
                 )
+            net = None if self.stone_model is None else StoneNet(self.stone_model)
             self._reader = StoneReader(
-                self.stone_regions(), self.image_size, reference=ref, reader=self.reader_name()
+                self.stone_regions(),
+                self.image_size,
+                reference=ref,
+                reader=self.reader_name(),
+                net=net,
             )
         return self._reader
 

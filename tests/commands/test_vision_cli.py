@@ -67,12 +67,6 @@ def test_an_unknown_reader_is_a_usage_error(
         res = CliRunner().invoke(main, argv)
         assert res.exit_code == 2, (argv, res.output)
         assert "unknown reader 'cnn'" in res.output and "Traceback" not in res.output
-    model = tmp_path / "m.onnx"
-    model.write_bytes(b"x")
-    res = CliRunner().invoke(
-        main, ["eval-photos", str(tmp_path), "--model", str(model), "--reader", "classic"]
-    )
-    assert res.exit_code == 2 and "net reader" in res.output
 
 
 def test_read_json_with_corners(board_photo: tuple[Path, list[str], np.ndarray]) -> None:
@@ -283,6 +277,111 @@ def test_eval_photos_hold_out_names_a_source_of_the_folder() -> None:
     )
     assert res.exit_code == 2 and "no source 'nope'" in res.output
     assert "imago/t2" in res.output and "Traceback" not in res.output
+
+
+def _constant_model(path: Path, token: str) -> Path:
+    """A stone model that reads every point as ``token`` whatever it sees (one convolution
+    with zero weights and a bias), written with the onnx package (the train extra)."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from companion.vision.stone_net import CLASSES, PATCH
+
+    bias = np.zeros(len(CLASSES), np.float32)
+    bias[CLASSES.index(token)] = 10.0
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "Conv", ["x", "w", "b"], ["y"], kernel_shape=[PATCH, PATCH], strides=[8, 8]
+            )
+        ],
+        "constant",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", len(CLASSES), "p", "q"])],
+        [
+            numpy_helper.from_array(np.zeros((len(CLASSES), 3, PATCH, PATCH), np.float32), "w"),
+            numpy_helper.from_array(bias, "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def test_read_with_a_model_reads_with_its_weights(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
+) -> None:
+    """--model reaches the net: weights that see black everywhere read a black board, with
+    corners given and with a profile; without --model the shipped weights read the truth."""
+    path, rows, corners = board_photo
+    black = _constant_model(tmp_path / "black.onnx", "B")
+    flat = ",".join(f"{v:.1f}" for v in corners.ravel())
+    prof = tmp_path / "p.json"
+    calibrate(cv2.imread(str(path)), board="13", empty=False).save(prof)
+    for where in (["--size", "13", "--corners", flat], ["--profile", str(prof)]):
+        res = CliRunner().invoke(main, ["read", str(path), *where, "--model", str(black)])
+        assert res.exit_code == 0, res.output
+        assert res.output.splitlines() == [" ".join(["B"] * 13)] * 13
+        res = CliRunner().invoke(main, ["read", str(path), *where, "--reader", "net"])
+        assert res.exit_code == 0, res.output
+        got = " ".join(res.output.splitlines()).split()
+        truth = " ".join(rows).split()
+        assert [(a, b) for a, b in zip(truth, got, strict=True) if b not in ("?", a)] == []
+
+
+def test_eval_commands_read_with_the_model_given(tmp_path: Path) -> None:
+    """eval-renders and eval-photos read with --model's weights and name them: weights that
+    see white everywhere read no point unknown and many wrong (the shipped ones: ~4 % and
+    ~0.1 %)."""
+    white = _constant_model(tmp_path / "white.onnx", "W")
+    res = CliRunner().invoke(main, ["eval-renders", "--factors", "1", "--model", str(white)])
+    assert res.exit_code == 0, res.output
+    assert f"net reader with {white}" in res.output
+    _name, _boards, _points, _right, unknown, wrong, *_ = (
+        res.output.split("\n\n")[1].splitlines()[2].split()
+    )
+    assert unknown == "0.00%" and float(wrong.rstrip("%")) > 20
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    rows = random_position(9, stones=0.3, seed=5)
+    r = render_board(rows, size=9, width=480, height=360, seed=5)
+    cv2.imwrite(str(folder / "a.png"), r.image)
+    (folder / "a.txt").write_text("\n".join(rows) + "\n")
+    res = CliRunner().invoke(main, ["eval-photos", str(folder), "--json", "--model", str(white)])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["model"] == str(white) and out["reader"] == "net"
+    assert out["all"]["wrong"] == sum(t != "W" for t in " ".join(rows).split())
+
+
+@pytest.mark.parametrize("command", ["read", "eval-renders", "eval-photos"])
+def test_a_bad_model_is_a_usage_error(
+    board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path, command: str
+) -> None:
+    """A missing file, a file that is not ONNX, an ONNX network that is not a stone classifier
+    (the board proposer's) and --model with the classic reader: exit 2 with a clear word, before
+    anything is read."""
+    from importlib import resources
+
+    path, _, _ = board_photo
+    head = {"read": ["read", str(path)], "eval-renders": ["eval-renders"]}.get(
+        command, ["eval-photos", str(tmp_path)]
+    )
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"x" * 100)
+    board = tmp_path / "board.onnx"
+    board.write_bytes((resources.files("companion.vision") / "models" / "board.onnx").read_bytes())
+    shipped = resources.files("companion.vision") / "models" / "stones.onnx"
+    for model, extra, words in (
+        (tmp_path / "missing.onnx", [], "cannot read"),
+        (junk, [], "is not a stone model"),
+        (board, [], "is not a stone model"),
+        (shipped, ["--reader", "classic"], "net reader"),
+    ):
+        res = CliRunner().invoke(main, [*head, "--model", str(model), *extra])
+        assert res.exit_code == 2, (model, res.output)
+        assert words in res.output and "Traceback" not in res.output
 
 
 def _two_source_folder(root: Path) -> Path:

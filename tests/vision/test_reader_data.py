@@ -79,6 +79,27 @@ def test_glare_scenes_are_glare_from_a_low_camera_and_apart_from_other_seeds() -
     assert res.exit_code == 2 and "glare seeds" in res.output
 
 
+def test_hand_scenes_have_a_hand_and_stay_in_their_own_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--hands N: N scene seeds whose drawn factors put a hand at the board, from 200000 on,
+    apart from the glare scenes and below the tuning and test seeds; a set that runs out of its
+    seed range is a usage error, not scenes borrowed from the next set."""
+    import click
+
+    from companion.commands import train_reader as tr
+    from companion.vision.scene.factors import draw_factors
+
+    seeds = tr.extra_seeds("hands", 5)
+    assert len(set(seeds)) == 5 and all(tr.HAND_SEEDS_FROM <= s < 500_000 for s in seeds)
+    assert all(draw_factors(s, {})["hand"] for s in seeds)
+    assert not set(seeds) & set(tr.glare_seeds(5))
+    first, _, keep = tr.EXTRA_SCENES["glare"]
+    monkeypatch.setitem(tr.EXTRA_SCENES, "glare", (first, first + 20, keep))
+    with pytest.raises(click.BadParameter, match="too many glare scenes"):
+        tr.extra_seeds("glare", 5)
+
+
 def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
     """A photo is learnt with the found corners and the given ones when the two lie within a
     third of a spacing (given corners converted from other tools miss the crossings a little),
