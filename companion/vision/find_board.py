@@ -64,7 +64,6 @@ SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
 MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
-EDGE_SURE = 1.5  # evidence (0..3) from which the lines inside the board's outlines are not searched
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
@@ -503,18 +502,16 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             found, sharpened = again, True
     if found is None or found[0] < SURE_SCORE or sharpened:
         edges = board_quads(small, limit=4)
-        # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
-        # lattice of whatever marks its points
-        edge = _from_edge(small, bh, sizes, edges)
         # a textured cloth joins the board's lines into one net with its own strokes: the
         # lines inside each board outline alone (a full search each: the best few outlines
-        # only, or a frame of many outlines and no grid takes many seconds); not needed when
-        # the edge's grid is already sure
-        sure = edge is not None and edge[0] >= EDGE_SURE
-        for look_bh, look_masks in looks if found is None and not sure else ():
+        # only, or a frame of many outlines and no grid takes many seconds)
+        for look_bh, look_masks in looks if found is None else ():
             inside = _lines_in_edges(edges[:INSIDE_OUTLINES], look_bh, look_masks, sizes, size)
             if inside is not None and (found is None or inside[0] > found[0]):
                 found = inside
+        # lines hidden (a full board, blur) or drowned (cloth): the board's edge and the
+        # lattice of whatever marks its points
+        edge = _from_edge(small, bh, sizes, edges)
         if edge is not None:
             ev, quad, n, dist = edge
             if found is None or found[0] < GOOD_SCORE:

@@ -306,21 +306,3 @@ def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.Monke
         find_board(image)
     assert searched and all(n <= fb.INSIDE_OUTLINES for n in searched)
     assert sum(searched) <= 2 * fb.INSIDE_OUTLINES
-
-
-def test_a_sure_grid_in_the_board_edge_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tuning scene 2, blurred: no grid of lines in either look, but the board's edge holds
-    a grid with evidence past ``EDGE_SURE``, so the lines inside each outline (a whole search
-    per outline and look) are not searched, and the edge's grid is the board."""
-    from companion.vision import find_board as fb
-    from companion.vision.finder_eval import scene_cases
-
-    case = next(scene_cases([2], []))
-    image = alter(case.image, "blur", 2)
-    searched: list[int] = []
-    monkeypatch.setattr(fb, "_lines_in_edges", lambda *a: searched.append(1))
-    found = find_board(image, size=case.size)
-    assert case.corners is not None
-    assert searched == []
-    assert found.score * 3 >= fb.EDGE_SURE
-    assert _found_within(found.corners, case.corners, case.size) <= 0.25
