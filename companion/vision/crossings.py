@@ -25,26 +25,34 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
     sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
     r = max(2, round(float(sp * 0.3)))
     arm = max(3, round(float(sp * 0.45)))
-    bhf = bh.astype(np.float32)
-    # cross response: sum of line response along a horizontal and a vertical arm
-    kx = np.zeros((2 * arm + 1, 2 * arm + 1), np.float32)
-    kx[arm, :] = 1.0
-    kx[:, arm] = 1.0
-    # the same as filter2D with kx / kx.sum(), as two box filters (far cheaper)
+    h, w = bh.shape
+    # only the part of the image round the grid is filtered (a box filter's value depends on
+    # the pixels within its arm only, so this is the whole image's response there)
+    pad = arm + r + 2
+    finite = img_pts[np.isfinite(img_pts).all(axis=1)]
+    if not len(finite):
+        return quad, 0.0
+    lo = np.clip(np.floor(finite.min(axis=0)).astype(int) - pad, 0, [w, h])
+    hi = np.clip(np.ceil(finite.max(axis=0)).astype(int) + pad + 1, 0, [w, h])
+    ox, oy = int(lo[0]), int(lo[1])
+    bhf = bh[oy : int(hi[1]), ox : int(hi[0])].astype(np.float32)
+    if bhf.size == 0:
+        return quad, 0.0
+    # cross response: sum of line response along a horizontal and a vertical arm, the same
+    # as filter2D with a cross of ones over its sum, as two box filters (far cheaper)
     k = 2 * arm + 1
     cross = (
-        cv2.boxFilter(bhf, -1, (k, 1), normalize=False)
-        + cv2.boxFilter(bhf, -1, (1, k), normalize=False)
+        cv2.boxFilter(bhf, -1, (k, 1), normalize=False, borderType=cv2.BORDER_REFLECT_101)
+        + cv2.boxFilter(bhf, -1, (1, k), normalize=False, borderType=cv2.BORDER_REFLECT_101)
         - bhf
-    ) / float(kx.sum())
+    ) / float(2 * k - 1)
     found_src, found_dst = [], []
-    h, w = bh.shape
     for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
         xi, yi = round(float(x)), round(float(y))
         x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
         if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
             continue
-        win = cross[y0:y1, x0:x1]
+        win = cross[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
         j = int(np.argmax(win))
         peak = float(win.flat[j])
         if peak < 8.0:

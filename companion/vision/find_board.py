@@ -33,6 +33,7 @@ Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`Board
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,6 +66,12 @@ SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge 
 MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
+
+# Line scores already computed in this search, by (line response, grid, size): the same
+# outline comes back from several masks, reaches and looks. Per call of find_board only.
+_MEMO: contextvars.ContextVar[dict[tuple[int, bytes, int], tuple[object, float]] | None] = (
+    contextvars.ContextVar("find_board_memo", default=None)
+)
 
 
 @dataclass(frozen=True)
@@ -181,17 +188,27 @@ def _axis_score(
     side = top.shape[0]
     margin = side / (n - 1) * 0.5
     scores = []
-    for prof in (across, down):
-        prof = np.asarray(prof, dtype=np.float64)
-        pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
-        mid = pos[:-1] + (pos[1] - pos[0]) / 2
-        on = np.array([prof[max(0, int(p) - 1) : int(p) + 2].max() for p in pos])
-        off = np.array([prof[max(0, int(p) - 1) : int(p) + 2].mean() for p in mid])
+    pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
+    mid = pos[:-1] + (pos[1] - pos[0]) / 2
+    for raw in (across, down):
+        prof = np.asarray(raw, dtype=np.float64)
+        on = _window(prof, pos).max(axis=1)
+        off = np.nanmean(_window(prof, mid, np.nan), axis=1)
         # lines must be on (almost) every position and absent between
         on_level = np.median(on)
         present = np.mean(on > 2 * off.mean())
         scores.append((on_level - np.median(off)) / (on_level + 1e-6) * present)
     return float(min(scores))
+
+
+def _window(
+    prof: NDArray[np.float64], at: NDArray[np.float64], fill: float = -np.inf
+) -> NDArray[np.float64]:
+    """``prof`` at the three samples round each of ``at`` (whole pixels: the one below and
+    its neighbours), ``fill`` where they fall off the profile; one row per position."""
+    idx = at.astype(np.int64)[:, None] + np.arange(-1, 2)[None, :]
+    ok = (idx >= 0) & (idx < len(prof))
+    return np.where(ok, prof[np.clip(idx, 0, len(prof) - 1)], fill)
 
 
 def _warp_to(
@@ -345,9 +362,16 @@ def guess_size(
 ) -> tuple[int, float, Corners]:
     """The grid size whose evenly spaced lines best explain the line response inside ``quad``."""
     best: tuple[int, float, Corners] = (sizes[0], -1e9, quad)
+    memo = _MEMO.get()
     for n in sizes:
-        side = 16 * (n - 1) + 16
-        s = _profile_score(_warp_to(bh, quad, side, 8), n)
+        key = (id(bh), np.asarray(quad, np.float64).tobytes(), n)
+        if memo is not None and key in memo:
+            s = memo[key][1]
+        else:
+            side = 16 * (n - 1) + 16
+            s = _profile_score(_warp_to(bh, quad, side, 8), n)
+            if memo is not None:
+                memo[key] = (bh, s)  # the response is kept: its id stays its own
         if s > best[1]:
             best = (n, s, quad)
     return best
@@ -425,12 +449,15 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         raise VisionError("expected an 8-bit colour image")
     if size is not None and not 2 <= size <= 25:
         raise VisionError(f"board size {size} is not 2..25")
+    token = _MEMO.set({})
     try:
         score, corners, n = _search(image, size)
     except VisionError as exc:
         # a degenerate candidate deep in the search (corners with no area): no board,
         # never a traceback
         raise BoardNotFound(f"no board found in the image ({exc})") from exc
+    finally:
+        _MEMO.reset(token)
     return FoundBoard(corners=corners, size=n, score=score, seconds=time.perf_counter() - t0)
 
 
