@@ -291,9 +291,19 @@ _VARIANTS: dict[str, type[StoneReader]] = {"classic": ClassicReader, "net": NetR
 def _net_decision(
     probs: NDArray[np.float32], threshold: float, neighbours: Sequence[Sequence[int]]
 ) -> tuple[list[str], NDArray[np.float64]]:
-    """The network's tokens: confident classes kept, covered patches widened to ``?``."""
+    """The network's tokens: confident classes kept, covered patches widened to ``?``.
+
+    A spot read below the bar (its only doubt "covered", see ``decide``) is not read beside a
+    spot the network thinks covered: there the doubt is most likely a hand's edge, where a
+    fingertip looks like a white stone, not a neighbour's top leaning over the point.
+    """
     states, conf = decide(probs, threshold)
     out = np.array(states, dtype="<U1")
+    covered = probs.argmax(axis=1) == 3
+    for i in np.flatnonzero((conf > 0.0) & (conf < threshold)):
+        if covered[list(neighbours[i])].any():
+            out[i] = "?"
+            conf[i] = 0.0
     unknown_around_patches(out, conf, probs.argmax(axis=1) == 3, neighbours, size=PATCH, sure=SURE)
     return out.tolist(), conf
 

@@ -8,7 +8,7 @@ import pytest
 
 from companion.errors import VisionError
 from companion.vision.geometry import homography
-from companion.vision.read_stones import Region, StoneReader
+from companion.vision.read_stones import Region, StoneReader, _net_decision
 from companion.vision.render import render_board
 from companion.vision.stone_net import (
     BEYOND,
@@ -212,6 +212,19 @@ def test_unsure_and_covered_spots_read_unknown() -> None:
     assert conf[1] == conf[2] == 0.0 and conf[3] == 1.0 and conf[4] == pytest.approx(0.6)
     tokens, _ = decide(probs, 0.9, board_share=1.0)
     assert tokens[4] == "?"
+
+
+def test_a_doubt_of_covered_is_not_read_past_beside_a_covered_spot() -> None:
+    """Three spots in a row: a hand on the first. The second and third are both white with
+    only "covered" as doubt; the second, beside the hand, reads ``?`` (a fingertip looks like a
+    white stone), the third, beside no covered spot, reads white."""
+    probs = np.array(
+        [[0.02, 0.0, 0.03, 0.95], [0.003, 0.0, 0.513, 0.484], [0.003, 0.0, 0.513, 0.484]],
+        dtype=np.float32,
+    )
+    tokens, conf = _net_decision(probs, 0.9, [[1], [0, 2], [1]])
+    assert tokens == ["?", "?", "W"]
+    assert conf[1] == 0.0 and conf[2] == pytest.approx(0.513)
 
 
 def test_a_smaller_frame_or_a_bad_image_is_refused() -> None:
