@@ -4,9 +4,11 @@ Scenes with seeds from 500000 (below 10**6, so not held out, and never trained o
 ``companion train-board``'s defaults) are rendered as ``eval-finder`` renders its scenes.
 Figures from here are tuned-on: variants are chosen with them. The corner error is the worst
 of the four corners in spacings, on the finder's 800-pixel working copy, for the better of the
-two proposals: as proposed, then after the corner network (given the true size). Usage:
+two proposals: as proposed, then after the corner network (given the true size). The finder
+is run three ways: without the nets, with them but without :func:`board_net.polish` (the
+corner network on the finder's chosen grid), and with everything. Usage:
 
-    /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur]
+    /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur,motion]
 """
 
 from __future__ import annotations
@@ -69,21 +71,27 @@ def main() -> None:
     board_net.CORNER_WEIGHTS = args.corner_weights
     counts: dict[str, list[int]] = {}
     errors: dict[str, list[tuple[float, float]]] = {}
+    sure = board_net.POLISH_WEIGHT
     for case in fe.scene_cases(range(FIRST, FIRST + args.scenes), kinds):
-        row = counts.setdefault(case.set, [0, 0, 0])
+        row = counts.setdefault(case.set, [0, 0, 0, 0])
         assert case.corners is not None
         if not args.no_finder:
             board_net.WEIGHTS = Path("/nonexistent/board.onnx")
+            board_net.CORNER_WEIGHTS = Path("/nonexistent/board_corner.onnx")
             row[1] += _found(case.image, case.corners, case.size)
-        board_net.WEIGHTS = args.weights
-        if not args.no_finder:
+            board_net.CORNER_WEIGHTS = args.corner_weights
+            board_net.WEIGHTS = args.weights
+            board_net.POLISH_WEIGHT = 2.0  # never sure: no polish
             row[2] += _found(case.image, case.corners, case.size)
+            board_net.POLISH_WEIGHT = sure
+            row[3] += _found(case.image, case.corners, case.size)
+        board_net.WEIGHTS = args.weights
         row[0] += 1
         errors.setdefault(case.set, []).append(_errors(case.image, case.corners, case.size))
     if not args.no_finder:
-        print(f"{'set':<28}{'boards':>7}{'without':>9}{'with net':>10}")
-        for name, (n, without, with_net) in counts.items():
-            print(f"{name:<28}{n:>7}{without:>9}{with_net:>10}")
+        print(f"{'set':<28}{'boards':>7}{'without':>9}{'nets, no polish':>17}{'all':>6}")
+        for name, (n, without, unpolished, polished) in counts.items():
+            print(f"{name:<28}{n:>7}{without:>9}{unpolished:>17}{polished:>6}")
     for name, pairs in errors.items():
         e = np.array(pairs)
         print(f"{name}: worst-corner error in spacings")
