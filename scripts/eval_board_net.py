@@ -18,6 +18,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound
 from companion.vision import board_net
@@ -28,7 +29,7 @@ FIRST = 500_000
 NONE = 99.0  # the error recorded when there is no proposal
 
 
-def _found(image: np.ndarray, corners: np.ndarray, size: int) -> bool:
+def _found(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) -> bool:
     try:
         fb = find_board(image)
     except BoardNotFound:
@@ -36,10 +37,12 @@ def _found(image: np.ndarray, corners: np.ndarray, size: int) -> bool:
     return fb.size == size and fe.corner_error(fb.corners, corners, size) <= 0.25
 
 
-def _errors(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[float, float]:
+def _errors(
+    image: NDArray[np.uint8], corners: NDArray[np.float64], size: int
+) -> tuple[float, float]:
     """(proposed, refined) worst-corner error of the better proposal, in spacings."""
     k = min(1.0, WORK_SIDE / max(image.shape[:2]))
-    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    small = np.asarray(cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), np.uint8)
     truth = (corners + 0.5) * k - 0.5
     props = board_net.propose(small)
     if not props:
@@ -51,7 +54,7 @@ def _errors(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[float, f
     )
 
 
-def _summary(name: str, e: np.ndarray) -> str:
+def _summary(name: str, e: NDArray[np.float64]) -> str:
     return (
         f"{name:<10} median {np.median(e):.2f}; within 0.25: {int((e <= 0.25).sum())}, "
         f"0.5: {int((e < 0.5).sum())}, 1: {int((e < 1).sum())}; none: "
