@@ -47,6 +47,7 @@ POLISH_ROUNDS = 3  # corner network rounds on the finder's chosen grid
 POLISH_WEIGHT = 0.9  # least weight of a corner map's peak for :func:`polish` to move the grid
 POLISH_SETTLED = 0.1  # spacings: most a corner may move in the last round
 POLISH_REACH = 1.5  # spacings: most a corner may move in all
+POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own error: no move
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -356,7 +357,9 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     peaked (weight at least :data:`POLISH_WEIGHT`), the last round moved no corner more than
     :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer), and no corner
     moved more than :data:`POLISH_REACH` spacings in all (a grid that far off is a wrong grid,
-    not one to nudge). Why: most grids the classic finder gets wrong are a fraction of a
+    not one to nudge). A grid the network would move less than :data:`POLISH_LEAST` spacing
+    stays as the finder placed it (its full-resolution corner step is sharper than the
+    network's 800-pixel patches on a clean photo). Why: most grids the classic finder gets wrong are a fraction of a
     spacing off, which is what the corner network corrects; the finder's own cues cannot
     judge the move, since it already chose the grid that suits them best."""
     if n < 2 or not np.isfinite(quad).all():
@@ -367,6 +370,8 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     spacing = float(np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean()) / (n - 1)
     last = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max()) / spacing
     reach = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / spacing
-    if weights.min() < POLISH_WEIGHT or last > POLISH_SETTLED or reach > POLISH_REACH:
+    if weights.min() < POLISH_WEIGHT or last > POLISH_SETTLED:
+        return quad
+    if not POLISH_LEAST <= reach <= POLISH_REACH:
         return quad
     return steps[-1]
