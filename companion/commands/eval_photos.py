@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -41,6 +42,18 @@ from companion.errors import CompanionError
     type=click.Path(dir_okay=False, exists=True),
     help="Read with this ONNX model (the net reader).",
 )
+@click.option(
+    "--save-models",
+    type=click.Path(file_okay=False),
+    help="With --leave-one-out: write each left-out model as DIR/without-<source>.onnx "
+    "('/' in a source's name written '-'), to study later with --model or --saved-models.",
+)
+@click.option(
+    "--saved-models",
+    type=click.Path(file_okay=False, exists=True),
+    help="With --leave-one-out: read each source with DIR/without-<source>.onnx (written by "
+    "--save-models) instead of training.",
+)
 @reader_option
 def command(
     folder: str,
@@ -53,6 +66,8 @@ def command(
     flat: int,
     hold_out: tuple[str, ...],
     model: str | None,
+    save_models: str | None,
+    saved_models: str | None,
     stone_reader: str | None,
 ) -> None:
     """Per-set accuracy, right / unknown / wrong, confident wrong, black-white swaps, confusion
@@ -65,8 +80,6 @@ def command(
     skip/ frames, imago 9x9+13x13) is read by a model trained without any of its photos.
     --model and --leave-one-out read with the net reader.
     """
-    from pathlib import Path
-
     from companion.vision.evaluate import Summary, evaluate_photo
     from companion.vision.photoset import walk
     from companion.vision.read_stones import DEFAULT_READER
@@ -87,6 +100,17 @@ def command(
         raise click.ClickException(f"{folder}: no labelled photos found")
     from companion.vision.reader_data import source_of
 
+    if (save_models or saved_models) and not leave_one_out:
+        raise click.UsageError("--save-models and --saved-models go with --leave-one-out")
+    if save_models and saved_models:
+        raise click.UsageError("--save-models trains; --saved-models reads saved ones: not both")
+    if save_models:
+        try:
+            Path(save_models).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.BadParameter(
+                f"cannot make {save_models}: {exc}", param_hint="--save-models"
+            ) from exc
     if hold_out:
         if not leave_one_out:
             raise click.UsageError("--hold-out goes with --leave-one-out")
@@ -99,8 +123,11 @@ def command(
             )
         photos = [p for p in photos if source_of(p.group) in hold_out]
     models: dict[str, bytes | None] = {}
-    if leave_one_out:
-        models = _left_out_models(folder, steps, renders, flat, hold_out)
+    if saved_models:
+        sources = sorted({source_of(p.group) for p in photos})
+        models = {name: _read_saved(saved_models, name) for name in sources}
+    elif leave_one_out:
+        models = _left_out_models(folder, steps, renders, flat, hold_out, save_models)
     weights = Path(model).read_bytes() if model else None
     summary = Summary()
     try:
@@ -173,11 +200,33 @@ def command(
                 click.echo(f"{r.photo.path}: {r.errors} errors: {', '.join(bad[:12])}")
 
 
+def saved_model_path(folder: str, source: str) -> Path:
+    """Where ``--save-models folder`` writes the model trained without ``source``."""
+    return Path(folder) / f"without-{source.replace('/', '-')}.onnx"
+
+
+def _read_saved(folder: str, source: str) -> bytes:
+    path = saved_model_path(folder, source)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise click.ClickException(
+            f"{path}: no saved model without {source} ({exc.strerror}); "
+            "write it with --leave-one-out --save-models"
+        ) from exc
+
+
 def _left_out_models(
-    folder: str, steps: int, renders: int, flat: int, only: tuple[str, ...] = ()
+    folder: str,
+    steps: int,
+    renders: int,
+    flat: int,
+    only: tuple[str, ...] = (),
+    save: str | None = None,
 ) -> dict[str, bytes | None]:
     """Per photo source under ``folder`` (``only`` these, if given), ONNX bytes of a model
-    trained without that source."""
+    trained without that source; each also written under ``save`` as soon as it is made
+    (a long run keeps what it finished)."""
     try:
         import torch
 
@@ -202,8 +251,17 @@ def _left_out_models(
         ) as bar:
             trained = tr.train(train_items, held, steps=steps, on_step=lambda _s, _l: bar.update(1))
         out[source] = tr.export_onnx(trained)
+        note = ""
+        if save:
+            path = saved_model_path(save, source)
+            try:
+                path.write_bytes(out[source])  # type: ignore[arg-type]
+            except OSError as exc:
+                raise click.ClickException(f"{path}: cannot write the model: {exc}") from exc
+            note = f", saved as {path}"
         click.echo(
-            f"without {source}: {len(train_items)} boards, temperature {trained.temperature:.2f}",
+            f"without {source}: {len(train_items)} boards, temperature "
+            f"{trained.temperature:.2f}{note}",
             err=True,
         )
     return out
@@ -240,15 +298,16 @@ def _sweep(summary: object) -> None:
     """Right / unknown / wrong / swaps over all photos had the reading bar been elsewhere.
 
     For information only: the shipped bar is not chosen from these (they are the held-out
-    figures). Hand-covered spots (the fourth class) stay unknown at any bar.
+    figures). The decision rule is :func:`~companion.vision.stone_net.decide`'s with only the
+    bar moved; spots next to covered patches are not widened to unknown here.
     """
     import numpy as np
 
     from companion.vision.evaluate import Summary
-    from companion.vision.stone_net import CLASSES
+    from companion.vision.stone_net import decide
 
     assert isinstance(summary, Summary)
-    click.echo("the same readings with another confidence bar (all sources):")
+    click.echo("the same readings with another confidence bar (all sources; no widening):")
     click.echo(f"{'bar':>6}{'right':>9}{'unknown':>9}{'wrong':>8}{'swaps':>6}")
     for bar in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         right = unknown = wrong = swaps = points = 0
@@ -258,12 +317,10 @@ def _sweep(summary: object) -> None:
                 points += r.points
                 unknown += r.points
                 continue
-            best = probs.argmax(axis=1)
-            sure = (probs.max(axis=1) >= bar) & (best != 3)
+            tokens, _ = decide(probs, bar)
             for i, truth, _ in r.scored():
-                b, s = best[i], sure[i]
                 points += 1
-                got = CLASSES[int(b)] if s else "?"
+                got = tokens[i]
                 right += got == truth
                 unknown += got == "?"
                 wrong += got not in ("?", truth)

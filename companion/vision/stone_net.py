@@ -12,7 +12,8 @@ OpenCV is needed at run time.
 
 Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
 anything that is not a board point or a stone), temperature-scaled on held-out data when the
-weights were made. Covered or below :data:`CONFIDENT` reads ``?``.
+weights were made, from the view and the view turned half round (:data:`VIEWS`). Covered, or
+below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`).
 """
 
 from __future__ import annotations
@@ -33,13 +34,19 @@ PX = 8  # view pixels per grid spacing (the network's stride)
 PATCH = 32  # the network's receptive field in view pixels (four spacings)
 HALF = (PATCH - 1) / 2.0  # a point's pixel-centre coordinate in its own patch
 CLASSES = (EMPTY, BLACK, WHITE, UNKNOWN)  # the last is "covered": a hand, a sleeve, a cup
-CONFIDENT = 0.9  # a spot is read only if its class has at least this probability
+CONFIDENT = 0.9  # a spot is read if its class has at least this probability (or BOARD_SHARE)
 # Beyond this many spacings outside the outermost lines a grid's view is filled with BLANK (in
 # training and at run time alike): what lies beyond the board (a table, a hand, a narrow margin
 # or a wide one) never reaches the network, so edge points read the same on any table.
 BEYOND = 0.8
 BLANK = 128
 MODEL = "stones.onnx"
+# Readings per spot: the view as is and turned half round (see StoneNet._read). Chosen on the
+# tuning renders (seeds 500000..500199, never trained on; MODEL_CARD.md "Decision rule").
+VIEWS = 2
+# ... and a board class that is the likeliest, more likely than not, and at least this share of
+# the board classes' probability is read too (see decide). Chosen on the same tuning renders.
+BOARD_SHARE = 0.99
 
 
 def view_size(width: int, height: int) -> tuple[int, int]:
@@ -200,20 +207,47 @@ def blank_beyond(
 
 
 class StoneNet:
-    """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe)."""
+    """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe).
 
-    def __init__(self, onnx: bytes | None = None) -> None:
+    ``views``: 2 (the default, :data:`VIEWS`) runs the network on the view as is and turned
+    half round and keeps the geometric mean of the two readings; 1 runs it once.
+    """
+
+    def __init__(self, onnx: bytes | None = None, *, views: int = VIEWS) -> None:
+        if views not in (1, 2):
+            raise VisionError(f"views must be 1 or 2, not {views!r}")
         data = _packaged() if onnx is None else onnx
         try:
             self.net = cv2.dnn.readNetFromONNX(np.frombuffer(data, dtype=np.uint8))
         except cv2.error as exc:
             raise VisionError(f"the stone model cannot be loaded: {exc}") from exc
+        self.views = views
 
     def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Log-probabilities (log-softmax over the class axis) of a batch."""
         self.net.setInput(blob)
         logits = np.asarray(self.net.forward(), dtype=np.float32)
         z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
+        return np.asarray(z - np.log(np.exp(z).sum(axis=1, keepdims=True)), dtype=np.float32)
+
+    def _read(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(n, 4, rows, cols) probabilities of a batch of views, with the half-turned views
+        (:attr:`views` 2) run in the same batch and turned back.
+
+        A half turn maps point (r, c) of a view to (rows-1-r, cols-1-c) of the turned one
+        exactly (a point's pixel centre is symmetric in its patch, the stride divides the
+        view), so each point gets two readings of the same pixels. Stones and empty points
+        look alike turned (training turns and mirrors every window), yet the network's two
+        readings of an unsure point differ; their geometric mean is surer where they agree and
+        less sure where they do not (on the tuning renders: fewer ``?``, fewer wrong).
+        """
+        if self.views == 1:
+            logp = self._run(blob)
+        else:
+            n = len(blob)
+            both = self._run(np.ascontiguousarray(np.concatenate([blob, blob[:, :, ::-1, ::-1]])))
+            logp = (both[:n] + both[n:, :, ::-1, ::-1]) / 2.0
+        e = np.exp(logp - logp.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
     def grid(self, view: NDArray[np.uint8], width: int, height: int) -> NDArray[np.float32]:
@@ -221,14 +255,14 @@ class StoneNet:
         if view.shape[:2] != view_size(width, height)[::-1]:
             raise VisionError("board view has the wrong size")
         blob = np.ascontiguousarray(view.transpose(2, 0, 1)[None], dtype=np.float32)
-        p = self._run(blob)  # (1, 4, height, width)
+        p = self._read(blob)  # (1, 4, height, width)
         return np.asarray(p[0].reshape(len(CLASSES), -1).T, dtype=np.float32)
 
     def patches(self, stack: NDArray[np.uint8]) -> NDArray[np.float32]:
         """(n, 4) class probabilities from ``n`` patches stacked vertically."""
         n = stack.shape[0] // PATCH
         blob = stack.reshape(n, PATCH, PATCH, 3).transpose(0, 3, 1, 2).astype(np.float32)
-        p = self._run(np.ascontiguousarray(blob))
+        p = self._read(np.ascontiguousarray(blob))
         return np.asarray(p.reshape(n, len(CLASSES)), dtype=np.float32)
 
 
@@ -242,16 +276,26 @@ def _packaged() -> bytes:
 
 
 def decide(
-    probs: NDArray[np.float32], threshold: float = CONFIDENT
+    probs: NDArray[np.float32], threshold: float = CONFIDENT, board_share: float = BOARD_SHARE
 ) -> tuple[list[str], NDArray[np.float64]]:
-    """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure.
+    """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure,
+    or if it is a board class (empty, black, white) that is more likely than not and holds at
+    least ``board_share`` of the three board classes' probability.
 
-    Covered spots and unsure ones read ``?`` with confidence 0.
+    The second way weighs two doubts apart. Doubt between board classes (a stone or not, black
+    or white) is a reading's real risk; doubt between a board class and "covered" alone is
+    the network unsure whether a point is a clean board point (on photos from a low camera: a
+    neighbour's top leaning over it): if no other board class is in play, the likeliest one
+    is the reading. Covered spots (argmax) and patches of them stay ``?`` (the
+    reader widens patches), so a hand is not read through. Unsure spots read ``?`` with
+    confidence 0.
     """
     best = probs.argmax(axis=1)
     conf = probs[np.arange(len(probs)), best].astype(np.float64)
     tokens = np.array(CLASSES, dtype="<U1")[best]
-    unsure = (tokens == UNKNOWN) | (conf < threshold)
+    board = np.maximum(1.0 - probs[:, 3].astype(np.float64), 1e-9)
+    clear = (conf > 0.5) & (conf / board >= board_share)
+    unsure = (tokens == UNKNOWN) | ((conf < threshold) & ~clear)
     tokens[unsure] = UNKNOWN
     conf[unsure] = 0.0
     return tokens.tolist(), conf
@@ -261,10 +305,12 @@ __all__ = [
     "BEYOND",
     "BLACK",
     "BLANK",
+    "BOARD_SHARE",
     "CLASSES",
     "EMPTY",
     "PATCH",
     "PX",
+    "VIEWS",
     "WHITE",
     "Cutter",
     "StoneNet",

@@ -283,3 +283,66 @@ def test_eval_photos_hold_out_names_a_source_of_the_folder() -> None:
     )
     assert res.exit_code == 2 and "no source 'nope'" in res.output
     assert "imago/t2" in res.output and "Traceback" not in res.output
+
+
+def _two_source_folder(root: Path) -> Path:
+    """Photos of two sources ("a/one", "b/two"), one rendered board each, with their corners."""
+    for k, group in enumerate(("a/one", "b/two")):
+        folder = root / group
+        folder.mkdir(parents=True)
+        rows = random_position(9, stones=0.3, seed=k)
+        r = render_board(rows, size=9, width=640, height=480, seed=k)
+        cv2.imwrite(str(folder / "0.png"), r.image)
+        (folder / "0.txt").write_text("\n".join(rows) + "\n")
+        (folder / "corners.json").write_text(json.dumps({"0.png": r.corners[0].tolist()}))
+    return root
+
+
+def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--save-models writes each left-out model as without-<source>.onnx ('/' as '-');
+    --saved-models reads each source with its saved model instead of training, giving the same
+    table. Training is replaced by a stand-in that "trains" a different model per source (the
+    bundled weights for "a/one", junk for "b/two"), so the files must hold what was trained for
+    their own source. A missing saved model is a clear error."""
+    pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from companion.commands import train_reader as cmd_tr
+    from companion.vision import train_reader as tr
+    from companion.vision.stone_net import _packaged
+
+    folder = _two_source_folder(tmp_path / "photos")
+    items = [SimpleNamespace(source=s) for s in ("a/one", "b/two") for _ in range(5)]
+    monkeypatch.setattr(cmd_tr, "load_items", lambda *a, **k: items)
+
+    def fake_train(train_items: list[SimpleNamespace], *a: object, **k: object) -> object:
+        (kept,) = {it.source for it in train_items}  # trained without the left-out source
+        return SimpleNamespace(temperature=1.0, kept=kept)
+
+    monkeypatch.setattr(tr, "train", fake_train)
+    made = {"b/two": b"trained without a/one", "a/one": _packaged()}  # by the source kept
+    monkeypatch.setattr(tr, "export_onnx", lambda t: made[t.kept])
+    saved = tmp_path / "models"
+    args = ["eval-photos", str(folder), "--use-corners", "--leave-one-out"]
+    res = CliRunner().invoke(main, [*args, "--hold-out", "a/one", "--save-models", str(saved)])
+    # the model trained without a/one is junk: reading a/one with it fails clearly
+    assert res.exit_code == 1 and "cannot be loaded" in res.output, res.output
+    assert (saved / "without-a-one.onnx").read_bytes() == b"trained without a/one"
+    res = CliRunner().invoke(main, [*args, "--hold-out", "b/two", "--save-models", str(saved)])
+    assert res.exit_code == 0, res.output
+    assert (saved / "without-b-two.onnx").read_bytes() == _packaged()
+
+    def loo_table(out: str) -> str:  # the per-source lines and the bar sweep (no timings)
+        return out[out.index("leave-one-source-out") : out.index(" photos under")]
+
+    table = loo_table(res.output)
+    again = CliRunner().invoke(main, [*args, "--hold-out", "b/two", "--saved-models", str(saved)])
+    assert again.exit_code == 0, again.output
+    assert loo_table(again.output) == table
+    (saved / "without-b-two.onnx").unlink()
+    res = CliRunner().invoke(main, [*args, "--hold-out", "b/two", "--saved-models", str(saved)])
+    assert res.exit_code == 1 and "no saved model without b/two" in res.output
+    res = CliRunner().invoke(main, ["eval-photos", str(folder), "--save-models", str(saved)])
+    assert res.exit_code == 2 and "go with --leave-one-out" in res.output
