@@ -4,9 +4,11 @@ Scenes with seeds from 500000 (below 10**6, so not held out, and never trained o
 ``companion train-board``'s defaults) are rendered as ``eval-finder`` renders its scenes.
 Figures from here are tuned-on: variants are chosen with them. The corner error is the worst
 of the four corners in spacings, on the finder's 800-pixel working copy, for the better of the
-two proposals: as proposed, then after the corner network (given the true size). Usage:
+two proposals: as proposed, then after the corner network (given the true size). The finder
+is run three ways: without the nets, with them but without :func:`board_net.polish` (the
+corner network on the finder's chosen grid), and with everything. Usage:
 
-    /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur]
+    /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur,motion]
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound
 from companion.vision import board_net
@@ -26,7 +29,7 @@ FIRST = 500_000
 NONE = 99.0  # the error recorded when there is no proposal
 
 
-def _found(image: np.ndarray, corners: np.ndarray, size: int) -> bool:
+def _found(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) -> bool:
     try:
         fb = find_board(image)
     except BoardNotFound:
@@ -34,10 +37,12 @@ def _found(image: np.ndarray, corners: np.ndarray, size: int) -> bool:
     return fb.size == size and fe.corner_error(fb.corners, corners, size) <= 0.25
 
 
-def _errors(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[float, float]:
+def _errors(
+    image: NDArray[np.uint8], corners: NDArray[np.float64], size: int
+) -> tuple[float, float]:
     """(proposed, refined) worst-corner error of the better proposal, in spacings."""
     k = min(1.0, WORK_SIDE / max(image.shape[:2]))
-    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    small = np.asarray(cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), np.uint8)
     truth = (corners + 0.5) * k - 0.5
     props = board_net.propose(small)
     if not props:
@@ -49,7 +54,7 @@ def _errors(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[float, f
     )
 
 
-def _summary(name: str, e: np.ndarray) -> str:
+def _summary(name: str, e: NDArray[np.float64]) -> str:
     return (
         f"{name:<10} median {np.median(e):.2f}; within 0.25: {int((e <= 0.25).sum())}, "
         f"0.5: {int((e < 0.5).sum())}, 1: {int((e < 1).sum())}; none: "
@@ -69,21 +74,27 @@ def main() -> None:
     board_net.CORNER_WEIGHTS = args.corner_weights
     counts: dict[str, list[int]] = {}
     errors: dict[str, list[tuple[float, float]]] = {}
+    sure = board_net.POLISH_WEIGHT
     for case in fe.scene_cases(range(FIRST, FIRST + args.scenes), kinds):
-        row = counts.setdefault(case.set, [0, 0, 0])
+        row = counts.setdefault(case.set, [0, 0, 0, 0])
         assert case.corners is not None
         if not args.no_finder:
             board_net.WEIGHTS = Path("/nonexistent/board.onnx")
+            board_net.CORNER_WEIGHTS = Path("/nonexistent/board_corner.onnx")
             row[1] += _found(case.image, case.corners, case.size)
-        board_net.WEIGHTS = args.weights
-        if not args.no_finder:
+            board_net.CORNER_WEIGHTS = args.corner_weights
+            board_net.WEIGHTS = args.weights
+            board_net.POLISH_WEIGHT = 2.0  # never sure: no polish
             row[2] += _found(case.image, case.corners, case.size)
+            board_net.POLISH_WEIGHT = sure
+            row[3] += _found(case.image, case.corners, case.size)
+        board_net.WEIGHTS = args.weights
         row[0] += 1
         errors.setdefault(case.set, []).append(_errors(case.image, case.corners, case.size))
     if not args.no_finder:
-        print(f"{'set':<28}{'boards':>7}{'without':>9}{'with net':>10}")
-        for name, (n, without, with_net) in counts.items():
-            print(f"{name:<28}{n:>7}{without:>9}{with_net:>10}")
+        print(f"{'set':<28}{'boards':>7}{'without':>9}{'nets, no polish':>17}{'all':>6}")
+        for name, (n, without, unpolished, polished) in counts.items():
+            print(f"{name:<28}{n:>7}{without:>9}{unpolished:>17}{polished:>6}")
     for name, pairs in errors.items():
         e = np.array(pairs)
         print(f"{name}: worst-corner error in spacings")

@@ -43,6 +43,11 @@ PATCH = 72  # side of a corner patch, pixels
 PATCH_HALF = 3.0  # a corner patch reaches this many spacings either side of the guess
 PATCH_STRIDE = 4  # patch pixels per cell of the corner map
 SAME_BOARD = 0.2  # spacings: a proposal this near a finder's candidate is that candidate
+POLISH_ROUNDS = 3  # corner network rounds on the finder's chosen grid
+POLISH_WEIGHT = 0.9  # least weight of a corner map's peak for :func:`polish` to move the grid
+POLISH_SETTLED = 0.1  # spacings: most a corner may move in the last round
+POLISH_REACH = 1.5  # spacings: most a corner may move in all
+POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own error: no move
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -257,11 +262,22 @@ def refine(
     """Each (corners, size) with every corner moved where the corner network finds the grid's
     corner in a patch around it, ``rounds`` times (the second patch, rectified by the first
     answer, is sharper); unchanged without the corner network's weights."""
+    return [steps[-1] for steps, _w in refine_rounds(levels, quads, rounds=rounds)]
+
+
+def refine_rounds(
+    levels: Sequence[Image], quads: Sequence[tuple[Corners, int]], *, rounds: int = 2
+) -> list[tuple[list[Corners], NDArray[np.float64]]]:
+    """:func:`refine` with its working shown: per quad, the corners as given and after each
+    round, and the last round's weight per corner (the share of the corner map's softmax
+    round its peak: near 1 when the network is sure)."""
     net = load(CORNER_WEIGHTS)
-    out = [np.array(q, np.float64) for q, _n in quads]  # copies: the guesses stay
+    steps = [[np.array(q, np.float64)] for q, _n in quads]  # copies: the guesses stay
+    weights = [np.zeros(4, np.float64) for _ in quads]
     if net is None or not quads:
-        return out
+        return list(zip(steps, weights, strict=True))
     for _ in range(rounds):
+        out = [s[-1].copy() for s in steps]
         ms, patches = [], []
         for q, (_q0, n) in zip(out, quads, strict=True):
             for k in range(4):
@@ -270,15 +286,18 @@ def refine(
                 patches.append(corner_patch(levels, m) if np.isfinite(m).all() else None)
         live = [p for p in patches if p is not None]
         if not live:
-            return out
+            break
         logits = net.run(np.asarray(cv2.dnn.blobFromImages(live, 1.0 / 255.0), np.float32), 1)
         it = iter(range(len(live)))
         for i, (m, p) in enumerate(zip(ms, patches, strict=True)):
             if p is None:
                 continue
-            x, y, _w = corner_spot(logits[next(it), 0])
+            x, y, w = corner_spot(logits[next(it), 0])
             out[i // 4][i % 4] = project(m, np.array([x, y], np.float64))
-    return out
+            weights[i // 4][i % 4] = w
+        for s, q in zip(steps, out, strict=True):
+            s.append(q)
+    return list(zip(steps, weights, strict=True))
 
 
 Judge = Callable[[NDArray[np.float32], Corners, int], float]
@@ -318,9 +337,41 @@ def candidates(
     for (_quad, n), quad in zip(pairs, refine(pyramid(small), pairs), strict=True):
         if any(k[2] == n and _same_board(quad, k[1], n) for k in known):
             continue
-        m = -EDGE_SPACINGS
-        e = n - 1 + EDGE_SPACINGS
-        edge = project(homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64))
-        dist = distance_map(lab, margin_colour(lab, edge))
+        dist = margin_distance(lab, quad, n)
         out.append((judge(dist, quad, n), quad, n, dist))
     return out
+
+
+def margin_distance(lab: NDArray[np.float32], quad: Corners, n: int) -> NDArray[np.float32]:
+    """Each pixel's distance from the board's colour, taken from a band just beyond the grid's
+    outer lines (the board's margin), as the finder takes it from inside a board's edge."""
+    m = -EDGE_SPACINGS
+    e = n - 1 + EDGE_SPACINGS
+    edge = project(homography(quad, n), np.array([[m, m], [e, m], [e, e], [m, e]], np.float64))
+    return distance_map(lab, margin_colour(lab, edge))
+
+
+def polish(small: Image, quad: Corners, n: int) -> Corners:
+    """The finder's chosen grid (``quad`` in the working copy ``small``) with its corners placed
+    by the corner network, or ``quad`` itself unless the network is sure: every corner's map
+    peaked (weight at least :data:`POLISH_WEIGHT`), the last round moved no corner more than
+    :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer), and no corner
+    moved more than :data:`POLISH_REACH` spacings in all (a grid that far off is a wrong grid,
+    not one to nudge). A grid the network would move less than :data:`POLISH_LEAST` spacing
+    stays as the finder placed it (its full-resolution corner step is sharper than the
+    network's 800-pixel patches on a clean photo). Why: most grids the classic finder gets wrong are a fraction of a
+    spacing off, which is what the corner network corrects; the finder's own cues cannot
+    judge the move, since it already chose the grid that suits them best."""
+    if n < 2 or not np.isfinite(quad).all():
+        return quad
+    ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
+    if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(steps[-1]).all():
+        return quad  # no weights, or a patch off the map
+    spacing = float(np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean()) / (n - 1)
+    last = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max()) / spacing
+    reach = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / spacing
+    if weights.min() < POLISH_WEIGHT or last > POLISH_SETTLED:
+        return quad
+    if not POLISH_LEAST <= reach <= POLISH_REACH:
+        return quad
+    return steps[-1]

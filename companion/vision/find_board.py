@@ -528,6 +528,9 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     corners = order_corners(quad) / scale
     with contextlib.suppress(VisionError):  # a degenerate local fit: the grid's corners stand
         corners = order_corners(_corner_refine(image, corners, n))
+    if score < SURE_SCORE:  # (clear lines place a grid better than four corners, lens and all)
+        # the corner network places the chosen grid's corners where it is sure of them
+        corners = order_corners(board_net.polish(small, corners * scale, n) / scale)
     return score, corners, n
 
 

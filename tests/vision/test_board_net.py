@@ -266,3 +266,44 @@ def test_a_proposal_the_finder_already_has_is_left_out() -> None:
     known = [(1.0, truth + 1.0, 19, fresh[0][3])]  # the finder's, a pixel off
     again = board_net.candidates(sc.image, lab, (19,), judge, known)
     assert all(corner_error(q, truth, 19) > 0.25 for _e, q, _n, _d in again)
+
+
+def test_polish_moves_a_grid_a_little_off_onto_a_held_out_scene() -> None:
+    """The finder's commonest miss, a grid 0.4 spacing off: placed within a tenth of one."""
+    sc = render_scene(HELD_OUT + 3, size=19, width=800, height=600)
+    truth = np.asarray(sc.corners[0], np.float64)
+    spacing = np.linalg.norm(truth[1] - truth[0]) / 18
+    guess = truth + np.array([(1, 0), (1, 0), (1, 0), (1, 0)]) * 0.4 * spacing  # a shifted grid
+    assert corner_error(guess, truth, 19) > 0.35
+    assert corner_error(board_net.polish(sc.image, guess, 19), truth, 19) < 0.1
+
+
+def test_polish_leaves_a_grid_on_a_cloth_where_it_is() -> None:
+    """No board under the grid: the corner network is unsure or wanders, so nothing moves."""
+    image = cloth((480, 640), HELD_OUT + 7)
+    quad = np.array([[170.0, 90.0], [470.0, 95.0], [465.0, 390.0], [175.0, 385.0]])
+    assert np.array_equal(board_net.polish(image, quad, 19), quad)
+
+
+def test_without_corner_weights_polish_leaves_the_grid(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
+    sc = render_scene(HELD_OUT + 3, size=19, width=800, height=600)
+    guess = np.asarray(sc.corners[0], np.float64) + 3.0
+    assert np.array_equal(board_net.polish(sc.image, guess, 19), guess)
+
+
+def test_the_finder_s_grid_a_little_off_is_polished(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validation scene (seed 500017, motion-blurred, 9 x 9) where the classic finder's grid
+    is 0.4 spacing off: the corner network puts it right, and only it does."""
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([500_017], ["motion"])
+    assert case.corners is not None and case.size == 9
+    found = find_board(case.image)
+    assert found.size == 9
+    assert corner_error(found.corners, case.corners, 9) < 0.1
+    monkeypatch.setattr(board_net, "POLISH_WEIGHT", 2.0)  # never sure: the finder's own grid
+    found = find_board(case.image)
+    assert corner_error(found.corners, case.corners, 9) > 0.3
