@@ -89,6 +89,12 @@ def load_items(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
         )
+    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands):
+        raise click.BadParameter(
+            f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
+            f" hand seeds from {HAND_SEEDS_FROM})",
+            param_hint="--renders",
+        )
     items: list[Item] = []
     if photos:
         with click.progressbar(length=1, label="photos", file=sys.stderr) as bar:
@@ -108,6 +114,16 @@ def load_items(
     return items  # type: ignore[return-value]
 
 
+def _scenes(
+    flag: str, default: int, text: str
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A count of scenes (or boards) of one set to train on; the defaults are the shipped
+    weights' recipe, so ``companion train-reader`` alone reproduces them."""
+    return click.option(
+        flag, default=default, show_default=True, type=click.IntRange(0, 100000), help=text
+    )
+
+
 @click.command()
 @click.option(
     "--photos",
@@ -115,12 +131,10 @@ def load_items(
     show_default=True,
     help="Labelled photo folder ('' for none).",
 )
-@click.option(
+@_scenes(
     "--renders",
-    default=800,
-    show_default=True,
-    type=click.IntRange(0, 100000),
-    help="3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
+    600,
+    "3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
 )
 @click.option(
     "--render-seed",
@@ -129,30 +143,22 @@ def load_items(
     type=click.IntRange(0, TEST_SEEDS_FROM - 1),
     help="First render seed (test sets use seeds >= 10**6).",
 )
-@click.option(
-    "--flat",
-    default=300,
-    show_default=True,
-    type=click.IntRange(0, 100000),
-    help="Boards of the flat renderer to train on besides (seeds from --render-seed).",
+@_scenes(
+    "--flat", 600, "Boards of the flat renderer to train on besides (seeds from --render-seed)."
 )
-@click.option(
+@_scenes(
     "--glare",
-    default=0,
-    show_default=True,
-    type=click.IntRange(0, 100000),
-    help="More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds "
-    "from 100000 whose drawn factors are so).",
+    300,
+    "More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds from "
+    "100000 whose drawn factors are so).",
 )
-@click.option(
+@_scenes(
     "--hands",
-    default=0,
-    show_default=True,
-    type=click.IntRange(0, 100000),
-    help="More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 "
-    "whose drawn factors are so): hand-covered points are few in the regular scenes.",
+    200,
+    "More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 whose "
+    "drawn factors are so): hand-covered points are few in the regular scenes.",
 )
-@click.option("--steps", default=2000, show_default=True, type=click.IntRange(1, 10**6))
+@click.option("--steps", default=8000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
 @click.option(
@@ -187,12 +193,6 @@ def command(
             "training needs the train extra: pip install -e .[train]"
         ) from exc
     torch.set_num_threads(1)
-    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands):
-        raise click.BadParameter(
-            f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
-            f" hand seeds from {HAND_SEEDS_FROM})",
-            param_hint="--renders",
-        )
     items = load_items(
         photos or None, renders, render_seed, cache or None, exclude, flat, glare, hands
     )
