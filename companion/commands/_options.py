@@ -335,6 +335,14 @@ _SHARED = {
 }
 
 
+def scenes_option(flag: str, default: int, text: str) -> Callable[[F], F]:
+    """A count of rendered scenes (or boards) of one set to train a stone classifier on
+    (train-reader, eval-photos --leave-one-out)."""
+    return click.option(
+        flag, default=default, show_default=True, type=click.IntRange(0, 100000), help=text
+    )
+
+
 def input_settings(**more: Any) -> InputOptions:
     """The running command's shared options (those of the decorators above that it has) as
     the inputs take them; ``more`` sets other fields or overrides."""

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import click
 
-from companion.commands._options import StoneModel, model_option, net_reader, reader_option
+from companion.commands._options import (
+    StoneModel,
+    model_option,
+    net_reader,
+    reader_option,
+    scenes_option,
+)
 from companion.errors import CompanionError
 
 
@@ -30,6 +36,8 @@ from companion.errors import CompanionError
 @click.option("--steps", default=800, show_default=True, help="Training steps per left-out model.")
 @click.option("--renders", default=600, show_default=True, help="3D-rendered scenes to train on.")
 @click.option("--flat", default=300, show_default=True, help="Flat-renderer boards to train on.")
+@scenes_option("--glare", 0, "With --leave-one-out: glare scenes to train on besides.")
+@scenes_option("--hands", 0, "With --leave-one-out: scenes with a hand to train on besides.")
 @click.option(
     "--hold-out",
     "hold_out",
@@ -60,6 +68,8 @@ def command(
     steps: int,
     renders: int,
     flat: int,
+    glare: int,
+    hands: int,
     hold_out: tuple[str, ...],
     stone_model: StoneModel | None,
     save_models: str | None,
@@ -124,7 +134,9 @@ def command(
         sources = sorted({source_of(p.group) for p in photos})
         models = {name: _read_saved(saved_models, name) for name in sources}
     elif leave_one_out:
-        models = _left_out_models(folder, steps, renders, flat, hold_out, save_models)
+        models = _left_out_models(
+            folder, steps, (renders, flat, glare, hands), hold_out, save_models
+        )
     weights = stone_model.onnx if stone_model else None
     summary = Summary()
     try:
@@ -220,13 +232,13 @@ def _read_saved(folder: str, source: str) -> bytes:
 def _left_out_models(
     folder: str,
     steps: int,
-    renders: int,
-    flat: int,
+    scenes: tuple[int, int, int, int],
     only: tuple[str, ...] = (),
     save: str | None = None,
 ) -> dict[str, bytes | None]:
     """Per photo source under ``folder`` (``only`` these, if given), ONNX bytes of a model
-    trained without that source; each also written under ``save`` as soon as it is made
+    trained without that source on the photos and ``scenes`` (3D renders, flat boards, glare
+    and hand scenes: train-reader's sets); each also written under ``save`` as soon as it is made
     (a long run keeps what it finished)."""
     try:
         import torch
@@ -239,7 +251,8 @@ def _left_out_models(
     from companion.commands.train_reader import DEFAULT_CACHE, load_items
 
     torch.set_num_threads(1)
-    items = load_items(folder, renders, 0, DEFAULT_CACHE, flat=flat)
+    renders, flat, glare, hands = scenes
+    items = load_items(folder, renders, 0, DEFAULT_CACHE, flat=flat, glare=glare, hands=hands)
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
     if only:
         sources = [name for name in sources if name in only]

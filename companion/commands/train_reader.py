@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from companion.commands._options import scenes_option
 from companion.vision.scene import TEST_SEEDS_FROM
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "stones.onnx"
@@ -114,16 +115,6 @@ def load_items(
     return items  # type: ignore[return-value]
 
 
-def _scenes(
-    flag: str, default: int, text: str
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """A count of scenes (or boards) of one set to train on; the defaults are the shipped
-    weights' recipe, so ``companion train-reader`` alone reproduces them."""
-    return click.option(
-        flag, default=default, show_default=True, type=click.IntRange(0, 100000), help=text
-    )
-
-
 @click.command()
 @click.option(
     "--photos",
@@ -131,7 +122,7 @@ def _scenes(
     show_default=True,
     help="Labelled photo folder ('' for none).",
 )
-@_scenes(
+@scenes_option(
     "--renders",
     600,
     "3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
@@ -143,16 +134,16 @@ def _scenes(
     type=click.IntRange(0, TEST_SEEDS_FROM - 1),
     help="First render seed (test sets use seeds >= 10**6).",
 )
-@_scenes(
+@scenes_option(
     "--flat", 600, "Boards of the flat renderer to train on besides (seeds from --render-seed)."
 )
-@_scenes(
+@scenes_option(
     "--glare",
     300,
     "More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds from "
     "100000 whose drawn factors are so).",
 )
-@_scenes(
+@scenes_option(
     "--hands",
     200,
     "More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 whose "
@@ -183,7 +174,10 @@ def command(
     cache: str,
     out: str,
 ) -> None:
-    """Train the stone classifier and write its ONNX weights (and a JSON of how, beside them)."""
+    """Train the stone classifier and write its ONNX weights (and a JSON of how, beside them).
+
+    The defaults are the shipped weights' recipe: the command alone reproduces stones.onnx.
+    """
     try:
         import torch
 

@@ -400,7 +400,7 @@ def _two_source_folder(root: Path) -> Path:
 def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """--save-models writes each left-out model as without-<source>.onnx ('/' as '-');
+    """--save-models writes each left-out model (trained on the scene sets asked for) as without-<source>.onnx ('/' as '-');
     --saved-models reads each source with its saved model instead of training, giving the same
     table. Training is replaced by a stand-in that "trains" a different model per source (the
     bundled weights for "a/one", junk for "b/two"), so the files must hold what was trained for
@@ -414,7 +414,13 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
 
     folder = _two_source_folder(tmp_path / "photos")
     items = [SimpleNamespace(source=s) for s in ("a/one", "b/two") for _ in range(5)]
-    monkeypatch.setattr(cmd_tr, "load_items", lambda *a, **k: items)
+    asked: dict[str, object] = {}
+
+    def fake_load(*a: object, **k: object) -> list[SimpleNamespace]:
+        asked.update(k)
+        return items
+
+    monkeypatch.setattr(cmd_tr, "load_items", fake_load)
 
     def fake_train(train_items: list[SimpleNamespace], *a: object, **k: object) -> object:
         (kept,) = {it.source for it in train_items}  # trained without the left-out source
@@ -425,7 +431,11 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
     monkeypatch.setattr(tr, "export_onnx", lambda t: made[t.kept])
     saved = tmp_path / "models"
     args = ["eval-photos", str(folder), "--use-corners", "--leave-one-out"]
-    res = CliRunner().invoke(main, [*args, "--hold-out", "a/one", "--save-models", str(saved)])
+    res = CliRunner().invoke(
+        main,
+        [*args, "--hold-out", "a/one", "--save-models", str(saved), "--glare", "3", "--hands", "2"],
+    )
+    assert asked["glare"] == 3 and asked["hands"] == 2  # train-reader's extra scene sets too
     # the model trained without a/one is junk: reading a/one with it fails clearly
     assert res.exit_code == 1 and "cannot be loaded" in res.output, res.output
     assert (saved / "without-a-one.onnx").read_bytes() == b"trained without a/one"
