@@ -177,6 +177,11 @@ class StoneReader:
             raise VisionError("regions must cover spots 0..n-1 exactly once")
         self.neighbours = _neighbours(self.regions, self.n)
         self.threshold = threshold
+        self._prepare(cell=cell, reference=reference, net=net)
+
+    def _prepare(self, *, cell: int, reference: EmptyBoard | None, net: StoneNet | None) -> None:
+        """Build what this reader needs per camera view (once, not per frame), from the options
+        it uses."""
 
     def __repr__(self) -> str:
         return (
@@ -210,19 +215,8 @@ class ClassicReader(StoneReader, CueMeter):
 
     kind: ClassVar[str] = "classic"
 
-    def __init__(
-        self,
-        regions: Sequence[Region],
-        image_size: tuple[int, int],
-        *,
-        reader: str | None = None,
-        cell: int = DEFAULT_CELL,
-        reference: EmptyBoard | None = None,
-        net: StoneNet | None = None,
-        threshold: float = CONFIDENT,
-    ) -> None:
-        StoneReader.__init__(self, regions, image_size, reader=reader, threshold=threshold)
-        CueMeter.__init__(self, regions, image_size, cell=cell, reference=reference)
+    def _prepare(self, *, cell: int, reference: EmptyBoard | None, net: StoneNet | None) -> None:
+        CueMeter.__init__(self, self.regions, self.image_size, cell=cell, reference=reference)
 
     def __repr__(self) -> str:
         return f"{StoneReader.__repr__(self)[:-1]}, cell {self.cell}px>"
@@ -238,22 +232,11 @@ class NetReader(StoneReader):
 
     kind: ClassVar[str] = "net"
 
-    def __init__(
-        self,
-        regions: Sequence[Region],
-        image_size: tuple[int, int],
-        *,
-        reader: str | None = None,
-        cell: int = DEFAULT_CELL,
-        reference: EmptyBoard | None = None,
-        net: StoneNet | None = None,
-        threshold: float = CONFIDENT,
-    ) -> None:
-        super().__init__(regions, image_size, reader=reader, threshold=threshold)
+    def _prepare(self, *, cell: int, reference: EmptyBoard | None, net: StoneNet | None) -> None:
         self._cutters = [
-            Cutter.grid(r.H, r.shape[1], r.shape[0], image_size)
+            Cutter.grid(r.H, r.shape[1], r.shape[0], self.image_size)
             if r.shape is not None
-            else Cutter.patches(r.H, r.points, r.scale, image_size)
+            else Cutter.patches(r.H, r.points, r.scale, self.image_size)
             for r in self.regions
         ]
         self.net = net or StoneNet()
