@@ -306,3 +306,51 @@ def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.Monke
         find_board(image)
     assert searched and all(n <= fb.INSIDE_OUTLINES for n in searched)
     assert sum(searched) <= 2 * fb.INSIDE_OUTLINES
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "--part held-out --first-seed 999999",
+        "--part tune --first-seed 99999 --renders 2",
+        "--part both --first-seed 2000000",
+    ],
+)
+def test_eval_finder_refuses_a_first_seed_across_the_split(args: str) -> None:
+    """A held-out figure can never be measured on tuning seeds, nor the reverse."""
+    cmd = ["eval-finder", *args.split(), "--photos", "/nonexistent", "--alter", ""]
+    res = CliRunner().invoke(main, cmd)
+    assert res.exit_code == 2, res.output
+    assert "--first-seed" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "seeds"),
+    [
+        ("--part held-out --first-seed 2000000 --renders 2", [2000000, 2000001]),
+        ("--part held-out --renders 2", [10**6, 10**6 + 1]),
+        ("--part tune --first-seed 99998 --renders 2", [99998, 99999]),
+        ("--part tune --renders 1", [0]),
+    ],
+)
+def test_eval_finder_renders_the_seeds_asked_for(
+    monkeypatch: pytest.MonkeyPatch, args: str, seeds: list[int]
+) -> None:
+    """``--first-seed`` starts the scenes there, so a fresh held-out range is one option away."""
+    import json
+
+    from companion.vision import finder_eval as fe
+
+    asked: list[int] = []
+
+    def blank_scenes(want: object, kinds: object) -> object:
+        for seed in want:  # type: ignore[attr-defined]
+            asked.append(seed)
+            yield fe.Case("scenes", f"seed {seed}", np.zeros((60, 80, 3), np.uint8), 9, None)
+
+    monkeypatch.setattr(fe, "scene_cases", blank_scenes)
+    cmd = ["eval-finder", *args.split(), "--photos", "/nonexistent", "--alter", "", "--json"]
+    res = CliRunner().invoke(main, cmd)
+    assert res.exit_code == 0, res.output
+    assert asked == seeds
+    assert json.loads(res.stdout)["sets"][0]["found"] == 0  # a black frame holds no board
