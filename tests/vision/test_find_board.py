@@ -13,11 +13,11 @@ from click.testing import CliRunner
 
 from companion.cli import main
 from companion.errors import BoardNotFound
-from companion.vision.board_edge import board_quads
+from companion.vision.board_edge import board_quads, top_face
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
 from companion.vision.geometry import Corners
-from companion.vision.lattice import distance_map, margin_colour, standout, to_lab
+from companion.vision.lattice import distance_map, margin_colour, squareness, standout, to_lab
 from companion.vision.render import random_position, render_board
 
 EMPTY19 = [" ".join("." * 19)] * 19
@@ -116,6 +116,68 @@ def test_board_edge_is_a_candidate() -> None:
     shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines
     assert standout(dist, c, 19) > 0.9
     assert standout(dist, shifted, 18) < 0.6
+
+
+def _thick_board(face_below: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A plain board's top face (a trapezoid) and its side face, a darker band 40 px deep
+    along its lower side (or its upper one) on a grey table: (image, top face, outline of
+    both, whose sides run on along the top face's sides as a fitted outline's do)."""
+    image = np.full((600, 800, 3), (90, 90, 90), np.uint8)
+    top = np.array([[230, 120], [570, 110], [650, 420], [150, 430]], np.float64)
+    lo, hi, dy = (3, 2, 40.0) if face_below else (0, 1, -40.0)
+    outline = top.copy()
+    for i, j in ((lo, 0 if face_below else 3), (hi, 1 if face_below else 2)):
+        along = top[i] - top[j]  # the side through this corner, run on by dy in height
+        outline[i] = top[i] + along * dy / along[1]
+    side = np.array([top[lo], top[hi], outline[hi], outline[lo]]).round().astype(np.int32)
+    cv2.fillConvexPoly(image, side, (60, 120, 170))
+    cv2.fillConvexPoly(image, top.round().astype(np.int32), (130, 200, 235))
+    return image, top, outline
+
+
+def test_top_face_is_cut_from_an_outline_that_took_in_the_side_face() -> None:
+    """A thick board seen from low: its outline takes in the side face below the near edge;
+    the top face, where the grid is centred, is cut from it at the colour step."""
+    image, top, outline = _thick_board(face_below=True)
+    face = top_face(image, outline)
+    assert face is not None
+    assert np.abs(face - top).max() < 4
+    assert top_face(image, top) is None  # no side face in it: nothing cut
+
+
+def test_no_side_face_is_looked_for_above_a_board() -> None:
+    """The camera is above the table, so a side face shows below its top edge: a band of
+    another colour along the outline's upper side is not taken for one."""
+    image, _top, outline = _thick_board(face_below=False)
+    assert top_face(image, outline) is None
+
+
+@pytest.mark.parametrize(("tilt", "rotate"), [(0, 0), (20, 7), (40, -20), (35, 25)])
+def test_a_board_seen_by_a_camera_is_a_square(tilt: float, rotate: float) -> None:
+    """Any pose of the camera: the corner intersections can be a square seen through it."""
+    r = render_board(EMPTY19, size=19, tilt=tilt, rotate=rotate, fill=0.8, seed=3)
+    assert squareness(r.corners[0], r.image.shape) < 0.03
+
+
+@pytest.mark.parametrize(
+    "quad",
+    [
+        [[100, 200], [900, 200], [900, 600], [100, 600]],  # cells twice as wide as high
+        [[100, 200], [700, 200], [900, 600], [300, 600]],  # skewed
+    ],
+)
+def test_a_patch_no_camera_sees_as_a_square_is_not(quad: list[list[float]]) -> None:
+    """Grids fitted to a cloth's pattern: no focal length makes them a square."""
+    assert squareness(np.array(quad, np.float64), (720, 1280)) > 0.3
+
+
+@pytest.mark.parametrize("seed", [9, 10, 15, 17, 18])
+def test_no_board_on_the_cloths_most_like_a_grid(seed: int) -> None:
+    """A cloth's pattern fitted as a 9x9 grid reaches the evidence of a thick board's grid
+    (0.74-0.80 on these five of the first 30 cloths): only a grid that can be a square counts
+    there."""
+    with pytest.raises(BoardNotFound):
+        find_board(cloth((720, 1280), seed), size=9)
 
 
 @pytest.mark.parametrize("which", [1, 2])
