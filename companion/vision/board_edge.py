@@ -25,9 +25,6 @@ CLUSTERS = 6
 MIN_AREA = 0.04  # a board covers at least this share of the frame
 MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
 BITTEN = 2  # outlines with a bite out of them (a hand) offered beside the whole ones
-FACE_SIDE = 240  # top view of an outline searched for the board's side face, pixels
-FACE_DEPTH = 0.25  # deepest side face looked for, share of the outline
-FACE_STEP = 15.0  # least colour step (Lab, lightness halved) between side face and top
 
 
 def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
@@ -73,73 +70,6 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
             if len(out) < most and all(np.abs(q - o).max() > 0.02 * max(h0, w0) for _s, o in out):
                 out.append((sol, q))
     return out
-
-
-def top_face(image: Image, quad: Corners) -> Corners | None:
-    """The board's top face inside an outline that took in its side face, or None.
-
-    A thick board seen from low shows a side face below its near edges, often close enough in
-    colour to join the top in one outline; a grid centred in that outline then sits off. Seen
-    top-down, the face is a band along an outline side whose colour steps at the same depth
-    all along it (stones and lines make no such step). Only sides facing down in the image
-    are looked at: the camera is above the table, so a side face shows below its top edge.
-    """
-    s = FACE_SIDE
-    dst = np.array([[0, 0], [s - 1, 0], [s - 1, s - 1], [0, s - 1]], np.float32)
-    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    top = cv2.warpPerspective(image, M, (s, s), flags=cv2.INTER_AREA)
-    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 0.5
-    depth = int(FACE_DEPTH * s)
-    cut = np.array([[0.0, 0.0], [s - 1, 0.0], [s - 1, s - 1], [0.0, s - 1]])
-    moved = False
-    centre = quad.mean(axis=0)
-    for side in range(4):  # top, right, bottom, left of the top view
-        a, b = quad[side], quad[(side + 1) % 4]
-        normal = np.array([b[1] - a[1], a[0] - b[0]]) / (np.hypot(*(b - a)) + 1e-9)
-        if normal @ ((a + b) / 2 - centre) < 0:
-            normal = -normal
-        if normal[1] < 0.3:  # the side does not face down in the image: no face below it
-            continue
-        view = np.rot90(lab, k=(side + 2) % 4)  # this side at the bottom
-        band = view[s - depth :, int(0.1 * s) : int(0.9 * s)][::-1]  # row 0 at the side
-        found = [_step(np.median(part, axis=1)) for part in np.array_split(band, 3, axis=1)]
-        ds = [d for d in found if d is not None]
-        if len(ds) < 3 or max(ds) - min(ds) > max(2, 0.15 * max(ds)):
-            continue
-        d = float(np.mean(ds))
-        # pull this side of the top view in by d (corners of the side move along their sides)
-        i, j = side, (side + 1) % 4
-        inward = np.array([[0, 1], [-1, 0], [0, -1], [1, 0]][side], np.float64)
-        cut[i] = cut[i] + inward * d
-        cut[j] = cut[j] + inward * d
-        moved = True
-    if not moved:
-        return None
-    back = cv2.perspectiveTransform(cut.reshape(1, 4, 2), np.linalg.inv(M).astype(np.float64))
-    return np.asarray(back, dtype=np.float64).reshape(4, 2)
-
-
-def _step(colours: NDArray[np.float32]) -> int | None:
-    """Depth (rows from the side) where a uniform band next to the side gives way to another
-    colour, or None when no clear step shows."""
-    best, best_s = None, FACE_STEP
-    for d in range(3, len(colours) - 8):
-        below = np.median(colours[1:d], axis=0)
-        above = np.median(colours[d + 1 : d + 8], axis=0)
-        spread = float(np.median(np.linalg.norm(colours[1:d] - below, axis=1)))
-        score = float(np.linalg.norm(below - above)) - 2 * spread
-        if score > best_s:
-            best, best_s = d, score
-    if best is None:
-        return None
-    # the medians tie over a few rows round the step: the step is where the rows turn from
-    # the band's colour to the other
-    below = np.median(colours[1:best], axis=0)
-    above = np.median(colours[best + 1 : best + 8], axis=0)
-    rows = colours[1 : best + 8]
-    nearer = np.linalg.norm(rows - below, axis=1) < np.linalg.norm(rows - above, axis=1)
-    return 1 + int(nearer.sum())
 
 
 def _quad_of(

@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
 from companion.vision import board_net
-from companion.vision.board_edge import board_quads, top_face
+from companion.vision.board_edge import board_quads
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
@@ -608,9 +608,7 @@ def _from_edge(
     enough evidence."""
     lab = to_lab(small)
     cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
-    # an outline that took in the board's side face (thick, seen from low): its top face too
-    faces = [face for _s, edge in edges if (face := top_face(small, edge)) is not None]
-    for edge in [e for _s, e in edges] + faces:
+    for _solidity, edge in edges:
         dist = distance_map(lab, margin_colour(lab, edge))
         cands.extend(
             (evidence(dist, bh, quad, n), quad, n, dist)

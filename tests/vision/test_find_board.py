@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from companion.cli import main
 from companion.errors import BoardNotFound
-from companion.vision.board_edge import board_quads, top_face
+from companion.vision.board_edge import board_quads
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
 from companion.vision.geometry import Corners
@@ -116,40 +116,6 @@ def test_board_edge_is_a_candidate() -> None:
     shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines
     assert standout(dist, c, 19) > 0.9
     assert standout(dist, shifted, 18) < 0.6
-
-
-def _thick_board(face_below: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A plain board's top face (a trapezoid) and its side face, a darker band 40 px deep
-    along its lower side (or its upper one) on a grey table: (image, top face, outline of
-    both, whose sides run on along the top face's sides as a fitted outline's do)."""
-    image = np.full((600, 800, 3), (90, 90, 90), np.uint8)
-    top = np.array([[230, 120], [570, 110], [650, 420], [150, 430]], np.float64)
-    lo, hi, dy = (3, 2, 40.0) if face_below else (0, 1, -40.0)
-    outline = top.copy()
-    for i, j in ((lo, 0 if face_below else 3), (hi, 1 if face_below else 2)):
-        along = top[i] - top[j]  # the side through this corner, run on by dy in height
-        outline[i] = top[i] + along * dy / along[1]
-    side = np.array([top[lo], top[hi], outline[hi], outline[lo]]).round().astype(np.int32)
-    cv2.fillConvexPoly(image, side, (60, 120, 170))
-    cv2.fillConvexPoly(image, top.round().astype(np.int32), (130, 200, 235))
-    return image, top, outline
-
-
-def test_top_face_is_cut_from_an_outline_that_took_in_the_side_face() -> None:
-    """A thick board seen from low: its outline takes in the side face below the near edge;
-    the top face, where the grid is centred, is cut from it at the colour step."""
-    image, top, outline = _thick_board(face_below=True)
-    face = top_face(image, outline)
-    assert face is not None
-    assert np.abs(face - top).max() < 4
-    assert top_face(image, top) is None  # no side face in it: nothing cut
-
-
-def test_no_side_face_is_looked_for_above_a_board() -> None:
-    """The camera is above the table, so a side face shows below its top edge: a band of
-    another colour along the outline's upper side is not taken for one."""
-    image, _top, outline = _thick_board(face_below=False)
-    assert top_face(image, outline) is None
 
 
 @pytest.mark.parametrize(("tilt", "rotate"), [(0, 0), (20, 7), (40, -20), (35, 25)])
