@@ -218,6 +218,9 @@ def squareness(corners: Corners, shape: tuple[int, ...]) -> float:
     a = (h1 * h1 * weights).sum(axis=1)
     b = (h2 * h2 * weights).sum(axis=1)
     ab = (h1 * h2 * weights).sum(axis=1)
-    cos = np.abs(ab) / np.sqrt(a * b)
-    stretch = np.maximum(0.0, np.abs(0.5 * np.log(a / b)) - np.log(BOARD_ASPECT))
-    return float(np.maximum(cos, stretch).min())
+    with np.errstate(divide="ignore", invalid="ignore"):  # corners in a line: no square
+        cos = np.abs(ab) / np.sqrt(a * b)
+        stretch = np.maximum(0.0, np.abs(0.5 * np.log(a / b)) - np.log(BOARD_ASPECT))
+        worst = np.maximum(cos, stretch)
+    worst = worst[np.isfinite(worst)]
+    return float(worst.min()) if worst.size else float("inf")

@@ -137,6 +137,15 @@ def test_a_patch_no_camera_sees_as_a_square_is_not(quad: list[list[float]]) -> N
     assert squareness(np.array(quad, np.float64), (720, 1280)) > 0.3
 
 
+def test_corners_in_a_line_are_no_square_and_no_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        line = np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float64)
+        assert squareness(line, (720, 1280)) == float("inf")
+
+
 @pytest.mark.parametrize("seed", [9, 10, 15, 17, 18])
 def test_no_board_on_the_cloths_most_like_a_grid(seed: int) -> None:
     """A cloth's pattern fitted as a 9x9 grid reaches the evidence of a thick board's grid
