@@ -35,6 +35,13 @@ def _alterations(text: str) -> list[str]:
 )
 @click.option("--renders", default=40, show_default=True, type=click.IntRange(0, 5000))
 @click.option(
+    "--first-seed",
+    type=click.IntRange(0),
+    default=None,
+    help="First render seed (default: 0 for tune, 10**6 for held-out); a fresh range can be "
+    "measured once. Held out: >= 10**6; tune: first seed + renders <= 10**5.",
+)
+@click.option(
     "--renderer",
     type=click.Choice(["scene", "flat"]),
     default="scene",
@@ -76,6 +83,7 @@ def _alterations(text: str) -> list[str]:
 def command(
     part: str,
     renders: int,
+    first_seed: int | None,
     renderer: str,
     alter_text: str,
     size_given: bool,
@@ -93,6 +101,9 @@ def command(
 
     kinds = _alterations(alter_text)
     parts = ["tune", "held-out"] if part == "both" else [part]
+    firsts = {
+        p: _first_seed(part if first_seed is not None else p, first_seed, renders) for p in parts
+    }
     games = Path(games_dir)
     positions = (
         {n: fe.game_positions(games, n) for n in (9, 19)}
@@ -106,8 +117,7 @@ def command(
         for p in parts:
             if photos.is_dir():
                 yield from fe.photo_cases(photos, ["gomrade"] if p == "tune" else ["imago"], kinds)
-            base = fe.TUNE_SEEDS if p == "tune" else fe.HELD_OUT_SEEDS
-            seeds = range(base, base + renders)
+            seeds = range(firsts[p], firsts[p] + renders)
             if renderer == "scene":
                 yield from fe.scene_cases(seeds, kinds)
             else:
@@ -184,6 +194,27 @@ def command(
             if not o.found:
                 err = f" error {o.error:.2f} spacings" if o.error is not None else ""
                 click.echo(f"  not found: {o.case_set} {o.name}{err} {o.note}")
+
+
+def _first_seed(part: str, first: int | None, renders: int) -> int:
+    """The first render seed of ``part``; a seed from the other side of the split is refused,
+    so a held-out figure can never be measured on seeds that were tuned on, nor the reverse."""
+    from companion.vision import finder_eval as fe
+
+    if first is None:
+        return fe.TUNE_SEEDS if part == "tune" else fe.HELD_OUT_SEEDS
+    if part == "both":
+        raise click.BadParameter("give it with one --part only", param_hint="--first-seed")
+    if part == "held-out" and first < fe.HELD_OUT_SEEDS:
+        raise click.BadParameter(
+            f"held-out seeds start at {fe.HELD_OUT_SEEDS}", param_hint="--first-seed"
+        )
+    if part == "tune" and first + renders > fe.TUNE_LIMIT:
+        raise click.BadParameter(
+            f"tuning seeds end below {fe.TUNE_LIMIT} (first seed + renders)",
+            param_hint="--first-seed",
+        )
+    return first
 
 
 def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, float]:

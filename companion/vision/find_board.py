@@ -51,7 +51,14 @@ from companion.vision.crossings import refine as _refine
 from companion.vision.crossings import refined as _refined
 from companion.vision.crossings import shift_check as _shift_check
 from companion.vision.geometry import Corners
-from companion.vision.lattice import distance_map, fit_in_edge, margin_colour, standout, to_lab
+from companion.vision.lattice import (
+    distance_map,
+    fit_in_edge,
+    margin_colour,
+    squareness,
+    standout,
+    to_lab,
+)
 from companion.vision.lattice import refine as refine_lattice
 
 Image = NDArray[np.uint8]
@@ -63,7 +70,9 @@ GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid wit
 SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
-MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board
+MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board...
+LOW_EVIDENCE = 0.75  # ...unless it has this much and can be a square seen by a camera
+SQUARE_TOL = 0.05  # :func:`squareness` up to which it can (a cloth's patch: 0.08 and more)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
@@ -629,10 +638,14 @@ def _from_edge(
             if ev2 < ev - 0.05:
                 break
             quad, ev = snapped, max(ev, ev2)
-        if best is None or ev > best[0]:
+        # evidence alone is no proof in 0.75-0.9 (a cloth's pattern reaches 0.8, the right
+        # grid of a thick or blurred board no more): there the grid must also be a square
+        # seen through a camera, which a patch of pattern seldom is
+        sure = ev >= MIN_EVIDENCE or (
+            ev >= LOW_EVIDENCE and squareness(quad, small.shape) <= SQUARE_TOL
+        )
+        if sure and (best is None or ev > best[0]):
             best = (ev, quad, n, dist)
-    if best is None or best[0] < MIN_EVIDENCE:
-        return None
     return best
 
 

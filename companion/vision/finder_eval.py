@@ -35,6 +35,7 @@ from companion.vision.render import Light, Style, random_position, render_board
 Image = NDArray[np.uint8]
 ALTERATIONS = ("blur", "motion", "cast", "jpeg", "cloth")
 TUNE_SEEDS = 0
+TUNE_LIMIT = 10**5  # tuning seeds are below this
 HELD_OUT_SEEDS = 10**6
 READ_AGREE = 0.98
 

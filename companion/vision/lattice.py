@@ -12,6 +12,7 @@ the mix of stones and empty points, and blur only lowers the contrast.
   board gives the size.
 - :func:`standout` scores any candidate grid: the share of points darker or brighter than the
   board, against the cell centres beside them.
+- :func:`squareness` says whether a grid can be a square seen through a camera at all.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from companion.vision.geometry import Corners, homography, project
 Image = NDArray[np.uint8]
 PX = 12  # top-view pixels per grid spacing when scoring
 MARGIN_SPACINGS = (0.35, 1.6)  # plausible board margin beyond the outer lines, in spacings
+BOARD_ASPECT = 1.09  # a real board's cells are up to this much longer than wide
+FOCAL = (0.3, 5.0)  # focal lengths tried, in image sides
 
 
 def distance_map(lab: NDArray[np.float32], colour: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -190,3 +193,34 @@ def _slide(prof: NDArray[np.float64], n: int) -> tuple[float, float]:
             if s > best_s:
                 best_s, best = s, (float(on[0]), float(on[-1]))
     return best
+
+
+def squareness(corners: Corners, shape: tuple[int, ...]) -> float:
+    """How far a grid is from a square board seen through a pinhole camera (0: it can be).
+
+    The corner intersections of a real board are a square (its cells up to
+    :data:`BOARD_ASPECT` long) in perspective. With the principal point at the centre of the
+    image (a photo as taken), a focal length exists for which the two sides of the grid,
+    taken back into 3D through the homography, are at right angles and of equal length; for a
+    patch of a cloth's pattern fitted as a grid (cells twice as wide as high, or skewed)
+    none does. Returns the least, over plausible focal lengths, of the worse of |cos| of the
+    angle between the board's sides and the excess of |log| of their length ratio.
+    """
+    h, w = shape[:2]
+    side = float(max(h, w))
+    centre = np.array([(w - 1) / 2, (h - 1) / 2])
+    dst = ((np.asarray(corners, np.float64) - centre) / side).astype(np.float32)
+    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    H = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    h1, h2 = H[:, 0], H[:, 1]
+    f = np.geomspace(*FOCAL, 60)[:, None]
+    weights = np.concatenate([1 / f**2, 1 / f**2, np.ones_like(f)], axis=1)
+    a = (h1 * h1 * weights).sum(axis=1)
+    b = (h2 * h2 * weights).sum(axis=1)
+    ab = (h1 * h2 * weights).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # corners in a line: no square
+        cos = np.abs(ab) / np.sqrt(a * b)
+        stretch = np.maximum(0.0, np.abs(0.5 * np.log(a / b)) - np.log(BOARD_ASPECT))
+        worst = np.maximum(cos, stretch)
+    worst = worst[np.isfinite(worst)]
+    return float(worst.min()) if worst.size else float("inf")

@@ -17,7 +17,7 @@ from companion.vision.board_edge import board_quads
 from companion.vision.find_board import find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
 from companion.vision.geometry import Corners
-from companion.vision.lattice import distance_map, margin_colour, standout, to_lab
+from companion.vision.lattice import distance_map, margin_colour, squareness, standout, to_lab
 from companion.vision.render import random_position, render_board
 
 EMPTY19 = [" ".join("." * 19)] * 19
@@ -116,6 +116,43 @@ def test_board_edge_is_a_candidate() -> None:
     shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines
     assert standout(dist, c, 19) > 0.9
     assert standout(dist, shifted, 18) < 0.6
+
+
+@pytest.mark.parametrize(("tilt", "rotate"), [(0, 0), (20, 7), (40, -20), (35, 25)])
+def test_a_board_seen_by_a_camera_is_a_square(tilt: float, rotate: float) -> None:
+    """Any pose of the camera: the corner intersections can be a square seen through it."""
+    r = render_board(EMPTY19, size=19, tilt=tilt, rotate=rotate, fill=0.8, seed=3)
+    assert squareness(r.corners[0], r.image.shape) < 0.03
+
+
+@pytest.mark.parametrize(
+    "quad",
+    [
+        [[100, 200], [900, 200], [900, 600], [100, 600]],  # cells twice as wide as high
+        [[100, 200], [700, 200], [900, 600], [300, 600]],  # skewed
+    ],
+)
+def test_a_patch_no_camera_sees_as_a_square_is_not(quad: list[list[float]]) -> None:
+    """Grids fitted to a cloth's pattern: no focal length makes them a square."""
+    assert squareness(np.array(quad, np.float64), (720, 1280)) > 0.3
+
+
+def test_corners_in_a_line_are_no_square_and_no_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        line = np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float64)
+        assert squareness(line, (720, 1280)) == float("inf")
+
+
+@pytest.mark.parametrize("seed", [9, 10, 15, 17, 18])
+def test_no_board_on_the_cloths_most_like_a_grid(seed: int) -> None:
+    """A cloth's pattern fitted as a 9x9 grid reaches the evidence of a thick board's grid
+    (0.74-0.80 on these five of the first 30 cloths): only a grid that can be a square counts
+    there."""
+    with pytest.raises(BoardNotFound):
+        find_board(cloth((720, 1280), seed), size=9)
 
 
 @pytest.mark.parametrize("which", [1, 2])
@@ -306,3 +343,51 @@ def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.Monke
         find_board(image)
     assert searched and all(n <= fb.INSIDE_OUTLINES for n in searched)
     assert sum(searched) <= 2 * fb.INSIDE_OUTLINES
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "--part held-out --first-seed 999999",
+        "--part tune --first-seed 99999 --renders 2",
+        "--part both --first-seed 2000000",
+    ],
+)
+def test_eval_finder_refuses_a_first_seed_across_the_split(args: str) -> None:
+    """A held-out figure can never be measured on tuning seeds, nor the reverse."""
+    cmd = ["eval-finder", *args.split(), "--photos", "/nonexistent", "--alter", ""]
+    res = CliRunner().invoke(main, cmd)
+    assert res.exit_code == 2, res.output
+    assert "--first-seed" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "seeds"),
+    [
+        ("--part held-out --first-seed 2000000 --renders 2", [2000000, 2000001]),
+        ("--part held-out --renders 2", [10**6, 10**6 + 1]),
+        ("--part tune --first-seed 99998 --renders 2", [99998, 99999]),
+        ("--part tune --renders 1", [0]),
+    ],
+)
+def test_eval_finder_renders_the_seeds_asked_for(
+    monkeypatch: pytest.MonkeyPatch, args: str, seeds: list[int]
+) -> None:
+    """``--first-seed`` starts the scenes there, so a fresh held-out range is one option away."""
+    import json
+
+    from companion.vision import finder_eval as fe
+
+    asked: list[int] = []
+
+    def blank_scenes(want: object, kinds: object) -> object:
+        for seed in want:  # type: ignore[attr-defined]
+            asked.append(seed)
+            yield fe.Case("scenes", f"seed {seed}", np.zeros((60, 80, 3), np.uint8), 9, None)
+
+    monkeypatch.setattr(fe, "scene_cases", blank_scenes)
+    cmd = ["eval-finder", *args.split(), "--photos", "/nonexistent", "--alter", "", "--json"]
+    res = CliRunner().invoke(main, cmd)
+    assert res.exit_code == 0, res.output
+    assert asked == seeds
+    assert json.loads(res.stdout)["sets"][0]["found"] == 0  # a black frame holds no board
