@@ -110,7 +110,8 @@ def load_items(
         )
     if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands or crowded or shadows):
         raise click.BadParameter(
-            f"regular renders would reach the extra scenes (seeds from {GLARE_SEEDS_FROM})",
+            f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
+            " then hands, crowded and shadow seeds)",
             param_hint="--renders",
         )
     items: list[Item] = []

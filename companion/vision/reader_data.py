@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
@@ -302,7 +302,7 @@ def scene_item(seed: int, scene_set: str | None = None) -> Item:
     from companion.vision.scene import render_scene
     from companion.vision.scene.sets import pins
 
-    pinned: dict[str, object] = dict(pins(scene_set, seed)) if scene_set else {}
+    pinned: dict[str, Any] = dict(pins(scene_set, seed)) if scene_set else {}
 
     rng = np.random.default_rng([seed, 7])
     size = int(rng.choice([9, 13, 19, 19, 19]))
