@@ -5,8 +5,11 @@ Scenes with seeds from 500000 (below 10**6, so not held out, and never trained o
 Figures from here are tuned-on: variants are chosen with them. The corner error is the worst
 of the four corners in spacings, on the finder's 800-pixel working copy, for the better of the
 two proposals: as proposed, then after the corner network (given the true size). The finder
-is run three ways: without the nets, with them but without :func:`board_net.polish` (the
-corner network on the finder's chosen grid), and with everything. Usage:
+is run four ways: without the nets, with them but without :func:`board_net.polish` (the
+corner network on the finder's chosen grid), without :func:`board_net.rescue` (the proposer
+where the finder finds nothing), and with everything. ``--boardless`` also counts boards made
+up in the same scenes with the board and three spacings round it inpainted away (with and
+without the rescue). Usage:
 
     /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur,motion]
 """
@@ -35,6 +38,28 @@ def _found(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) ->
     except BoardNotFound:
         return False
     return fb.size == size and fe.corner_error(fb.corners, corners, size) <= 0.25
+
+
+def _boardless(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) -> bool:
+    """Whether the finder makes up a board in ``image`` with its board (and three spacings
+    round the grid) inpainted away from the surroundings."""
+    centre = corners.mean(axis=0)
+    big = centre + (corners - centre) * (1 + 6.0 / (size - 1))
+    k = 320 / max(image.shape[:2])
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(big * k).astype(np.int32), (255,))
+    fill = cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA)
+    fill = cv2.resize(fill, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
+    full = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(full, np.round(big).astype(np.int32), (255,))
+    empty = image.copy()
+    empty[full > 0] = fill[full > 0]
+    try:
+        find_board(empty)
+    except BoardNotFound:
+        return False
+    return True
 
 
 def _errors(
@@ -69,14 +94,16 @@ def main() -> None:
     ap.add_argument("--weights", type=Path, default=board_net.WEIGHTS)
     ap.add_argument("--corner-weights", type=Path, default=board_net.CORNER_WEIGHTS)
     ap.add_argument("--no-finder", action="store_true", help="corner errors only (quicker)")
+    ap.add_argument("--boardless", action="store_true", help="also count made-up boards")
     args = ap.parse_args()
     kinds = [k for k in args.alter.split(",") if k]
     board_net.CORNER_WEIGHTS = args.corner_weights
     counts: dict[str, list[int]] = {}
+    made_up: dict[str, list[int]] = {}
     errors: dict[str, list[tuple[float, float]]] = {}
-    sure = board_net.POLISH_WEIGHT
+    sure, rescue_sure = board_net.POLISH_WEIGHT, board_net.RESCUE_WEIGHT
     for case in fe.scene_cases(range(FIRST, FIRST + args.scenes), kinds):
-        row = counts.setdefault(case.set, [0, 0, 0, 0])
+        row = counts.setdefault(case.set, [0, 0, 0, 0, 0])
         assert case.corners is not None
         if not args.no_finder:
             board_net.WEIGHTS = Path("/nonexistent/board.onnx")
@@ -87,14 +114,31 @@ def main() -> None:
             board_net.POLISH_WEIGHT = 2.0  # never sure: no polish
             row[2] += _found(case.image, case.corners, case.size)
             board_net.POLISH_WEIGHT = sure
+            board_net.RESCUE_WEIGHT = 2.0  # never sure: no rescue
             row[3] += _found(case.image, case.corners, case.size)
+            board_net.RESCUE_WEIGHT = rescue_sure
+            row[4] += _found(case.image, case.corners, case.size)
+        if args.boardless:
+            made = made_up.setdefault(case.set, [0, 0, 0])
+            made[0] += 1
+            board_net.RESCUE_WEIGHT = 2.0
+            made[1] += _boardless(case.image, case.corners, case.size)
+            board_net.RESCUE_WEIGHT = rescue_sure
+            made[2] += _boardless(case.image, case.corners, case.size)
         board_net.WEIGHTS = args.weights
         row[0] += 1
         errors.setdefault(case.set, []).append(_errors(case.image, case.corners, case.size))
     if not args.no_finder:
-        print(f"{'set':<28}{'boards':>7}{'without':>9}{'nets, no polish':>17}{'all':>6}")
-        for name, (n, without, unpolished, polished) in counts.items():
-            print(f"{name:<28}{n:>7}{without:>9}{unpolished:>17}{polished:>6}")
+        print(
+            f"{'set':<28}{'boards':>7}{'without':>9}{'nets, no polish':>17}"
+            f"{'no rescue':>11}{'all':>6}"
+        )
+        for name, (n, without, unpolished, unrescued, everything) in counts.items():
+            print(f"{name:<28}{n:>7}{without:>9}{unpolished:>17}{unrescued:>11}{everything:>6}")
+    if args.boardless:
+        print(f"{'boards inpainted away':<28}{'frames':>7}{'made up, no rescue':>20}{'all':>6}")
+        for name, (n, unrescued, everything) in made_up.items():
+            print(f"{name:<28}{n:>7}{unrescued:>20}{everything:>6}")
     for name, pairs in errors.items():
         e = np.array(pairs)
         print(f"{name}: worst-corner error in spacings")

@@ -211,6 +211,11 @@ def command(
             f"hidden points (hidden.json, not scored): {total['hidden']}, "
             f"read as a stone or empty they are not: {total['hidden_wrong']}"
         )
+    if total["corrected"]:
+        click.echo(
+            f"labels read corrected (known label faults, photoset.LABEL_FAULTS): "
+            f"{total['corrected']} points"
+        )
     if not use_corners:
         click.echo(
             f"board found (corners within 1/4 spacing) where truth corners exist: "

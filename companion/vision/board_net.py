@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
+from companion.vision.board_edge import board_quads
 from companion.vision.geometry import Corners, homography, project
 from companion.vision.lattice import distance_map, margin_colour
 
@@ -48,6 +49,9 @@ POLISH_WEIGHT = 0.9  # least weight of a corner map's peak for :func:`polish` to
 POLISH_SETTLED = 0.1  # spacings: most a corner may move in the last round
 POLISH_REACH = 1.5  # spacings: most a corner may move in all
 POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own error: no move
+RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
+RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
+MARGIN_LEAST, MARGIN_MOST = 0.2, 2.0  # spacings from the outer lines to the board's edge
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -375,3 +379,69 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     if not POLISH_LEAST <= reach <= POLISH_REACH:
         return quad
     return steps[-1]
+
+
+def _settled(steps: Sequence[Corners], n: int) -> bool:
+    """Whether the corner network's last round moved no corner more than
+    :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer)."""
+    q = steps[-1]
+    spacing = float(np.linalg.norm(np.diff(q, axis=0, append=q[:1]), axis=1).mean()) / (n - 1)
+    moved = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max())
+    return spacing > 0 and moved <= POLISH_SETTLED * spacing
+
+
+def edge_agrees(quad: Corners, n: int, edge: Corners) -> bool:
+    """Whether a board outline ``edge`` lies round the grid ``quad`` as a board's edge lies
+    round its lines: every outline corner, seen in the grid's own coordinates, beyond the
+    nearest grid corner by :data:`MARGIN_LEAST` to :data:`MARGIN_MOST` spacings both ways. A
+    grid locked onto the board's wooden edge (its outer lines on the edge itself) or onto a
+    patch of cloth inside or across an outline does not agree."""
+    inv = np.linalg.inv(homography(np.asarray(quad, np.float64), n))
+    g = project(inv, np.asarray(edge, np.float64))
+    if not np.isfinite(g).all():
+        return False
+    ends = np.array([(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], np.float64)
+    for k in range(4):
+        near = g[int(np.argmin(np.linalg.norm(g - ends[k], axis=1)))]
+        margin = (ends[k] - near) * _INWARD[k]
+        if not (margin >= MARGIN_LEAST).all() or not (margin <= MARGIN_MOST).all():
+            return False
+    return True
+
+
+def rescue(
+    small: Image, lab: NDArray[np.float32], sizes: Sequence[int], judge: Judge
+) -> tuple[float, Corners, int] | None:
+    """A board where the classic finder found none (every cue too weak for its own bar: a
+    blurred full board, a hand across it): (score, corners in ``small``, size) or None.
+
+    The network's word is not enough (on validation scenes it was as sure of a grid locked
+    onto a board's wooden edge, five spacings off, as of right ones), so three things that
+    do not hang together by chance must agree: the corner network sure of all four corners
+    (each map's weight at least :data:`RESCUE_WEIGHT`) and settled after
+    :data:`POLISH_ROUNDS` rounds; a board outline found from its colour
+    (:func:`companion.vision.board_edge.board_quads`) lying a margin beyond the grid on every
+    side (:func:`edge_agrees`); and ``judge``'s evidence (the finder's: points standing out,
+    lines, crossings) at least :data:`RESCUE_EVIDENCE`. The best evidence wins among sizes;
+    the score is a third of it, as for the finder's grids from a board's edge."""
+    pairs = [(quad, n) for quad in propose(small) for n in sizes if n >= 2]
+    if not pairs:
+        return None
+    edges: list[Corners] | None = None
+    best: tuple[float, Corners, int] | None = None
+    for (_quad, n), (steps, weights) in zip(
+        pairs, refine_rounds(pyramid(small), pairs, rounds=POLISH_ROUNDS), strict=True
+    ):
+        quad = steps[-1]
+        if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(quad).all():
+            continue  # no corner network, or a patch off the map
+        if weights.min() < RESCUE_WEIGHT or not _settled(steps, n):
+            continue
+        if edges is None:  # only once the network is sure (most frames stop before)
+            edges = [edge for _solidity, edge in board_quads(small, limit=4)]
+        if not any(edge_agrees(quad, n, edge) for edge in edges):
+            continue
+        ev = judge(margin_distance(lab, quad, n), quad, n)
+        if ev >= RESCUE_EVIDENCE and (best is None or ev / 3 > best[0]):
+            best = (ev / 3, quad, n)
+    return best

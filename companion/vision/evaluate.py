@@ -117,6 +117,7 @@ class Summary:
             "swaps": sum(r.swaps for r in rs),
             "hidden": sum(len(r.photo.hidden) for r in rs),
             "hidden_wrong": sum(r.hidden_wrong for r in rs),
+            "corrected": sum(len(r.photo.corrected) for r in rs),
             "perfect": sum(1 for r in rs if r.errors == 0),
             "worst_board_errors": max((r.errors for r in rs), default=0),
             "median_ms": 1000 * statistics.median([r.seconds for r in rs]) if rs else 0.0,

@@ -521,6 +521,9 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 # from a sharpened photo are trusted less: a tie goes to the edge)
                 found = (ev / 3, quad, n)
     if found is None:
+        # the learned proposer, where its corners, the board's edge and the points agree
+        found = board_net.rescue(small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n))
+    if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )

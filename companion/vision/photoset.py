@@ -6,6 +6,7 @@ intersections (TL, TR, BR, BL), and ``hidden.json`` mapping them to the points (
 indices) that cannot be seen, such as those under a hand (``companion render-set`` writes one);
 hidden points are not scored. Both apply to their folder and everything below.
 Photos without a label file are skipped; a malformed label raises :class:`VisionError`.
+Labels the data's README names as wrong (:data:`LABEL_FAULTS`) are read corrected.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ from companion.vision import imagefile
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
+#: Labels that ``shared/data/photos/README.md`` names as wrong, by the photo's path under the
+#: photos folder: (row, column, the label's token, what the photo shows). The README says to
+#: count them as label errors, so a reader that sees the stones is scored right there. Applied
+#: only while the label file still holds the wrong tokens (a fixed file is left alone).
+LABEL_FAULTS: dict[str, tuple[tuple[int, int, str, str], ...]] = {
+    "gomrade/2/67.jpg": ((6, 1, ".", "W"), (6, 2, ".", "W")),
+}
+
 
 @dataclass(frozen=True)
 class LabelledPhoto:
@@ -33,6 +42,7 @@ class LabelledPhoto:
     rows: tuple[str, ...]
     corners: tuple[tuple[float, float], ...] | None
     hidden: frozenset[int] = frozenset()  # row-major points nobody can see (not scored)
+    corrected: frozenset[int] = frozenset()  # row-major points of a known label fault, fixed
 
     @property
     def size(self) -> int:
@@ -99,6 +109,22 @@ def _hidden_files(root: Path) -> dict[Path, frozenset[int]]:
     return found
 
 
+def _corrected(path: Path, rows: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[int]]:
+    """``rows`` with a known label fault of ``path`` fixed, and the points fixed."""
+    n = len(rows)
+    posix = path.as_posix()
+    for key, faults in LABEL_FAULTS.items():
+        if posix != key and not posix.endswith("/" + key):
+            continue
+        grid = [row.split() for row in rows]
+        if not all(r < n and c < n and grid[r][c] == wrong for r, c, wrong, _ in faults):
+            return rows, frozenset()
+        for r, c, _, right in faults:
+            grid[r][c] = right
+        return tuple(" ".join(g) for g in grid), frozenset(r * n + c for r, c, _, _ in faults)
+    return rows, frozenset()
+
+
 def walk(root: str | Path) -> Iterator[LabelledPhoto]:
     """Every labelled photo under ``root``, sorted by path."""
     base = Path(root)
@@ -112,11 +138,16 @@ def walk(root: str | Path) -> Iterator[LabelledPhoto]:
         label = p.with_suffix(".txt")
         if not label.is_file():
             continue
-        rows = parse_label(label.read_text(), name=str(label))
+        rows, fixed = _corrected(p, parse_label(label.read_text(), name=str(label)))
         group = str(p.parent.relative_to(base)) if p.parent != base else "."
         hid = hidden.get(p.resolve(), frozenset())
         if any(i >= len(rows) ** 2 for i in hid):
             raise VisionError(f"{p}: a hidden point lies outside its {len(rows)}x{len(rows)} board")
         yield LabelledPhoto(
-            path=p, group=group, rows=rows, corners=corners.get(p.resolve()), hidden=hid
+            path=p,
+            group=group,
+            rows=rows,
+            corners=corners.get(p.resolve()),
+            hidden=hid,
+            corrected=fixed,
         )

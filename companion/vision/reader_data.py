@@ -69,8 +69,6 @@ MARGIN_MIN = 0.45
 GIVEN_SHARE = 0.0
 EDGE = 0.5  # a window snaps to a board edge this often per axis (a corner point in 1 of 4)
 CONFIRM = 0.35  # found corners this close (in spacings) to the given ones replace them
-# Known label faults (shared/data/photos/README.md): points whose label is wrong are not learnt.
-LABEL_FAULTS = {"gomrade/2/67.jpg": ((6, 1), (6, 2))}
 
 
 @dataclass(frozen=True)
@@ -163,8 +161,9 @@ def photo_items(
             continue  # no honest corners: nothing to learn from this photo
         labels = np.array([TOKEN_CLASS[t] for t in photo.tokens], dtype=np.int8).reshape(n, n)
         rel = str(photo.path.relative_to(Path(root))) if photo.path.is_relative_to(root) else ""
-        for r, col in LABEL_FAULTS.get(rel, ()):
-            labels[r, col] = -1
+        # known label faults (photoset.LABEL_FAULTS) are read corrected but not learnt, as when
+        # the shipped weights were trained
+        labels.reshape(-1)[sorted(photo.corrected)] = -1
         out.append(
             prepare(
                 image,

@@ -307,3 +307,65 @@ def test_the_finder_s_grid_a_little_off_is_polished(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(board_net, "POLISH_WEIGHT", 2.0)  # never sure: the finder's own grid
     found = find_board(case.image)
     assert corner_error(found.corners, case.corners, 9) > 0.3
+
+
+def _square_grid(n: int, spacing: float, at: float = 50.0) -> np.ndarray:
+    side = (n - 1) * spacing
+    return np.array([[at, at], [at + side, at], [at + side, at + side], [at, at + side]])
+
+
+@pytest.mark.parametrize(
+    ("beyond", "agrees"),
+    [(1.0, True), (0.4, True), (0.0, False), (3.0, False), (-2.0, False)],
+)
+def test_a_board_edge_agrees_only_a_margin_beyond_the_grid(beyond: float, agrees: bool) -> None:
+    """The outline a margin beyond the outer lines is a board round its grid; an outline on
+    the outer lines (a grid locked onto the wooden edge), far beyond or inside is not."""
+    grid = _square_grid(19, 20.0, at=100.0)
+    edge = _square_grid(19 + 2 * beyond, 20.0, at=100.0 - beyond * 20.0)
+    assert board_net.edge_agrees(grid, 19, edge) is agrees
+
+
+def test_an_edge_beyond_one_side_only_does_not_agree() -> None:
+    grid = _square_grid(19, 20.0, at=100.0)
+    edge = _square_grid(21, 20.0, at=80.0)  # one spacing beyond, then slid right by one more
+    edge[:, 0] += 20.0
+    assert not board_net.edge_agrees(grid, 19, edge)
+
+
+def _blurred_missed_scene() -> tuple[np.ndarray, np.ndarray, float, board_net.Judge]:
+    """Validation scene 500014 (19 x 19, a hand over the board) blurred as ``eval-finder``
+    blurs it: the working copy, the true corners in it, the scale, and the finder's judge.
+    The classic finder's cues stay under its bar there (session 7: "no board")."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([500_014], ["blur"])
+    assert case.corners is not None and case.size == 19
+    k = fbm.WORK_SIDE / max(case.image.shape[:2])
+    small = cv2.resize(case.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    bh, _masks = fbm.line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    judge = lambda d, q, n: fbm.evidence(d, bh, q, n)  # noqa: E731
+    return small, (case.corners + 0.5) * k - 0.5, k, judge
+
+
+def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_evidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from companion.vision.lattice import to_lab
+
+    small, truth, _k, judge = _blurred_missed_scene()
+    lab = to_lab(small)
+    found = board_net.rescue(small, lab, (19, 13, 9), judge)
+    assert found is not None
+    score, quad, n = found
+    assert n == 19 and corner_error(quad, truth, 19) <= 0.25
+    assert 0 < score <= 1
+    # the same sure grid with a board outline on its outer lines (the wooden edge): refused
+    monkeypatch.setattr(board_net, "board_quads", lambda _im, limit: [(1.0, quad.copy())])
+    assert board_net.rescue(small, lab, (19,), judge) is None
+    monkeypatch.undo()
+    # the same grid and edge with evidence under the bar: refused
+    weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
+    assert board_net.rescue(small, lab, (19,), weak) is None
