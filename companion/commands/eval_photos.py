@@ -38,6 +38,12 @@ from companion.errors import CompanionError
 @click.option("--flat", default=300, show_default=True, help="Flat-renderer boards to train on.")
 @scenes_option("--glare", 0, "With --leave-one-out: glare scenes to train on besides.")
 @scenes_option("--hands", 0, "With --leave-one-out: scenes with a hand to train on besides.")
+@scenes_option(
+    "--crowded", 0, "With --leave-one-out: crowded boards from a low camera to train on besides."
+)
+@scenes_option(
+    "--shadows", 0, "With --leave-one-out: scenes under one low hard lamp to train on besides."
+)
 @click.option(
     "--hold-out",
     "hold_out",
@@ -70,6 +76,8 @@ def command(
     flat: int,
     glare: int,
     hands: int,
+    crowded: int,
+    shadows: int,
     hold_out: tuple[str, ...],
     stone_model: StoneModel | None,
     save_models: str | None,
@@ -135,7 +143,18 @@ def command(
         models = {name: _read_saved(saved_models, name) for name in sources}
     elif leave_one_out:
         models = _left_out_models(
-            folder, steps, (renders, flat, glare, hands), hold_out, save_models
+            folder,
+            steps,
+            {
+                "renders": renders,
+                "flat": flat,
+                "glare": glare,
+                "hands": hands,
+                "crowded": crowded,
+                "shadows": shadows,
+            },
+            hold_out,
+            save_models,
         )
     weights = stone_model.onnx if stone_model else None
     summary = Summary()
@@ -237,14 +256,14 @@ def _read_saved(folder: str, source: str) -> bytes:
 def _left_out_models(
     folder: str,
     steps: int,
-    scenes: tuple[int, int, int, int],
+    scenes: dict[str, int],
     only: tuple[str, ...] = (),
     save: str | None = None,
 ) -> dict[str, bytes | None]:
     """Per photo source under ``folder`` (``only`` these, if given), ONNX bytes of a model
-    trained without that source on the photos and ``scenes`` (3D renders, flat boards, glare
-    and hand scenes: train-reader's sets); each also written under ``save`` as soon as it is made
-    (a long run keeps what it finished)."""
+    trained without that source on the photos and ``scenes`` (how many of each of
+    train-reader's sets: renders, flat, glare, hands, crowded, shadows); each also written
+    under ``save`` as soon as it is made (a long run keeps what it finished)."""
     try:
         import torch
 
@@ -256,8 +275,17 @@ def _left_out_models(
     from companion.commands.train_reader import DEFAULT_CACHE, load_items
 
     torch.set_num_threads(1)
-    renders, flat, glare, hands = scenes
-    items = load_items(folder, renders, 0, DEFAULT_CACHE, flat=flat, glare=glare, hands=hands)
+    items = load_items(
+        folder,
+        scenes["renders"],
+        0,
+        DEFAULT_CACHE,
+        flat=scenes["flat"],
+        glare=scenes["glare"],
+        hands=scenes["hands"],
+        crowded=scenes["crowded"],
+        shadows=scenes["shadows"],
+    )
     sources = sorted({it.source for it in items if it.source != "renders"})  # type: ignore[attr-defined]
     if only:
         sources = [name for name in sources if name in only]

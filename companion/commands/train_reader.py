@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -23,11 +23,13 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "st
 DEFAULT_CACHE = "~/.cache/companion/scenes"
 
 
-#: Extra scenes (``--glare``, ``--hands``) are drawn from seeds from these on (past any regular
-#: training renders, below the tuning renders at 500000 and the test renders at 10**6), each
-#: set its own range so that the sets never share a scene.
+#: Extra scenes (``--glare``, ``--hands``, ``--crowded``, ``--shadows``) are drawn from seeds
+#: from these on (past any regular training renders, below the tuning renders at 500000 and
+#: the test renders at 10**6), each set its own range so that the sets never share a scene.
 GLARE_SEEDS_FROM = 100_000
 HAND_SEEDS_FROM = 200_000
+CROWDED_SEEDS_FROM = 300_000
+SHADOW_SEEDS_FROM = 400_000
 EXTRA_SEEDS_END = 500_000
 GLARE_ELEVATION = 50.0  # degrees: the low cameras under which white stones read black
 
@@ -40,11 +42,23 @@ def _hand(f: dict[str, object]) -> bool:
     return bool(f["hand"])
 
 
+def _any(f: dict[str, object]) -> bool:
+    return True
+
+
 #: The extra scene sets by option name: (first seed, end seed, what the drawn factors must be).
+#: Glare and hand scenes are free draws that happen to be so; the crowded and shadow scenes
+#: pin their factors (:data:`PINNED`), so every seed of their range is one.
 EXTRA_SCENES: dict[str, tuple[int, int, Callable[[dict[str, object]], bool]]] = {
     "glare": (GLARE_SEEDS_FROM, HAND_SEEDS_FROM, _glare),
-    "hands": (HAND_SEEDS_FROM, EXTRA_SEEDS_END, _hand),
+    "hands": (HAND_SEEDS_FROM, CROWDED_SEEDS_FROM, _hand),
+    "crowded": (CROWDED_SEEDS_FROM, SHADOW_SEEDS_FROM, _any),
+    "shadows": (SHADOW_SEEDS_FROM, EXTRA_SEEDS_END, _any),
 }
+
+#: The extra sets whose scenes are rendered with a scene set's pins
+#: (:mod:`companion.vision.scene.sets`; cached as ``SET-SEED.npz``).
+PINNED = ("crowded", "shadows")
 
 
 def extra_seeds(kind: str, count: int) -> list[int]:
@@ -56,7 +70,7 @@ def extra_seeds(kind: str, count: int) -> list[int]:
     out: list[int] = []
     seed = first
     while len(out) < count and seed < end:
-        if keep(dict(draw_factors(seed, {}))):
+        if keep is _any or keep(dict(draw_factors(seed, {}))):
             out.append(seed)
         seed += 1
     if len(out) < count:
@@ -79,10 +93,14 @@ def load_items(
     flat: int = 0,
     glare: int = 0,
     hands: int = 0,
+    crowded: int = 0,
+    shadows: int = 0,
 ) -> list[object]:
     """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
     flat renderer (same seeds from ``render_seed``), then ``glare`` scenes of glare light and a
-    low camera and ``hands`` scenes with a hand (:func:`extra_seeds`), with progress bars."""
+    low camera, ``hands`` scenes with a hand, ``crowded`` late-game boards of thick stones from
+    a low camera and ``shadows`` scenes under one low hard lamp in a dim room
+    (:func:`extra_seeds`), with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
     if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
@@ -90,10 +108,10 @@ def load_items(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
         )
-    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands):
+    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands or crowded or shadows):
         raise click.BadParameter(
             f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
-            f" hand seeds from {HAND_SEEDS_FROM})",
+            " then hands, crowded and shadow seeds)",
             param_hint="--renders",
         )
     items: list[Item] = []
@@ -102,14 +120,17 @@ def load_items(
             got = photo_items(photos)
             bar.update(1)
         items += [it for it in got if it.source not in exclude]
-    for label, seeds, is_flat in (
-        ("renders", range(render_seed, render_seed + renders), False),
-        ("flat renders", range(render_seed, render_seed + flat), True),
-        ("glare renders", extra_seeds("glare", glare), False),
-        ("hand renders", extra_seeds("hands", hands), False),
-    ):
+    sets: tuple[tuple[str, Sequence[int], bool, str | None], ...] = (
+        ("renders", range(render_seed, render_seed + renders), False, None),
+        ("flat renders", range(render_seed, render_seed + flat), True, None),
+        ("glare renders", extra_seeds("glare", glare), False, None),
+        ("hand renders", extra_seeds("hands", hands), False, None),
+        ("crowded renders", extra_seeds("crowded", crowded), False, "crowded"),
+        ("shadow renders", extra_seeds("shadows", shadows), False, "shadows"),
+    )
+    for label, seeds, is_flat, scene_set in sets:
         with click.progressbar(length=len(seeds), label=label, file=sys.stderr) as bar:
-            for it in cached_scene_items(seeds, cache, flat=is_flat):
+            for it in cached_scene_items(seeds, cache, flat=is_flat, scene_set=scene_set):
                 items.append(it)
                 bar.update(1)
     return items  # type: ignore[return-value]
@@ -149,6 +170,18 @@ def load_items(
     "More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 whose "
     "drawn factors are so): hand-covered points are few in the regular scenes.",
 )
+@scenes_option(
+    "--crowded",
+    0,
+    "More 3D scenes besides, all late-game boards of 9.5-12 mm stones from a camera 30-45 "
+    "degrees up (seeds from 300000, factors pinned by companion/vision/scene/sets.py).",
+)
+@scenes_option(
+    "--shadows",
+    0,
+    "More 3D scenes besides, all lit by one small lamp 10-30 degrees up in a dim room: long "
+    "hard stone shadows, an under-exposed noisy frame (seeds from 400000).",
+)
 @click.option("--steps", default=8000, show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
@@ -168,6 +201,8 @@ def command(
     flat: int,
     glare: int,
     hands: int,
+    crowded: int,
+    shadows: int,
     steps: int,
     seed: int,
     exclude: tuple[str, ...],
@@ -188,7 +223,16 @@ def command(
         ) from exc
     torch.set_num_threads(1)
     items = load_items(
-        photos or None, renders, render_seed, cache or None, exclude, flat, glare, hands
+        photos or None,
+        renders,
+        render_seed,
+        cache or None,
+        exclude,
+        flat,
+        glare,
+        hands,
+        crowded,
+        shadows,
     )
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
@@ -214,6 +258,8 @@ def command(
         "flat_renders": flat,
         "glare_renders": glare,
         "hand_renders": hands,
+        "crowded_renders": crowded,
+        "shadow_renders": shadows,
         "render_seed": render_seed,
         "steps": steps,
         "seed": seed,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
@@ -290,14 +290,18 @@ def render_items(seeds: Iterable[int], games: str | Path | None) -> Iterator[Ite
         )
 
 
-def scene_item(seed: int) -> Item:
-    """One 3D-rendered board (:func:`companion.vision.scene.render_scene`) as an item.
+def scene_item(seed: int, scene_set: str | None = None) -> Item:
+    """One 3D-rendered board (:func:`companion.vision.scene.render_scene`) as an item, with
+    the factors the scene set ``scene_set`` pins (:mod:`companion.vision.scene.sets`).
 
     The size is drawn from the seed (19x19 three times in five, else 9x9 or 13x13); the lens
     distortion is kept mild (|k| <= 0.03) because a window is cut by the corners' homography
     and the training labels must stay on their points. Spots a hand hides are "covered".
     """
     from companion.vision.scene import render_scene
+    from companion.vision.scene.sets import pins
+
+    pinned: dict[str, Any] = dict(pins(scene_set, seed)) if scene_set else {}
 
     rng = np.random.default_rng([seed, 7])
     size = int(rng.choice([9, 13, 19, 19, 19]))
@@ -307,6 +311,7 @@ def scene_item(seed: int) -> Item:
         width=640,
         height=480,
         distortion=round(float(rng.uniform(-0.03, 0.02)), 3),
+        **pinned,
     )
     labels = np.array([TOKEN_CLASS[t] for t in scene.tokens], dtype=np.int8)
     labels[list(scene.hidden)] = COVERED
@@ -316,7 +321,7 @@ def scene_item(seed: int) -> Item:
         size,
         labels.reshape(size, size),
         source="renders",
-        name=f"scene {seed}",
+        name=f"{scene_set or 'scene'} {seed}",
     )
 
 
@@ -326,14 +331,19 @@ def flat_item(seed: int, games: str | Path | None = None) -> Item:
 
 
 def cached_scene_items(
-    seeds: Iterable[int], cache: str | Path | None, *, flat: bool = False
+    seeds: Iterable[int],
+    cache: str | Path | None,
+    *,
+    flat: bool = False,
+    scene_set: str | None = None,
 ) -> Iterator[Item]:
-    """:func:`scene_item` (``flat``: :func:`flat_item`) per seed, read from (or written to)
-    ``cache/scene-SEED.npz`` (``flat-SEED.npz``)."""
+    """:func:`scene_item` (``flat``: :func:`flat_item`; ``scene_set``: that set's scene) per
+    seed, read from (or written to) ``cache/scene-SEED.npz`` (``flat-SEED.npz``,
+    ``SET-SEED.npz``: a set's scene is not the seed's free one, so it has a file of its own)."""
     folder = Path(cache).expanduser() if cache else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-    kind = "flat" if flat else "scene"
+    kind = "flat" if flat else scene_set or "scene"
     for seed in seeds:
         path = folder / f"{kind}-{seed}.npz" if folder is not None else None
         if path is not None and path.is_file():
@@ -347,7 +357,7 @@ def cached_scene_items(
 
             item = flat_item(seed, games_dir())
         else:
-            item = scene_item(seed)
+            item = scene_item(seed, scene_set)
         if path is not None:
             tmp = path.with_suffix(".tmp.npz")
             np.savez(

@@ -433,9 +433,14 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
     args = ["eval-photos", str(folder), "--use-corners", "--leave-one-out"]
     res = CliRunner().invoke(
         main,
-        [*args, "--hold-out", "a/one", "--save-models", str(saved), "--glare", "3", "--hands", "2"],
+        [
+            *args,
+            *("--hold-out", "a/one", "--save-models", str(saved), "--glare", "3"),
+            *("--hands", "2", "--crowded", "4", "--shadows", "5"),
+        ],
     )
-    assert asked["glare"] == 3 and asked["hands"] == 2  # train-reader's extra scene sets too
+    # train-reader's extra scene sets too
+    assert (asked["glare"], asked["hands"], asked["crowded"], asked["shadows"]) == (3, 2, 4, 5)
     # the model trained without a/one is junk: reading a/one with it fails clearly
     assert res.exit_code == 1 and "cannot be loaded" in res.output, res.output
     assert (saved / "without-a-one.onnx").read_bytes() == b"trained without a/one"

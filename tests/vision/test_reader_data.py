@@ -100,6 +100,49 @@ def test_hand_scenes_have_a_hand_and_stay_in_their_own_seeds(
         tr.extra_seeds("glare", 5)
 
 
+def test_crowded_and_shadow_scenes_reach_the_training_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--crowded N and --shadows N: every seed of their own ranges (300000.., 400000..) is one
+    (the set pins its factors), rendered with that set's pins and cached under the set's name,
+    so a set's scene never stands in for the seed's free one. train-reader passes both
+    counts on to the training data."""
+    from companion.commands import train_reader as tr
+    from companion.vision.scene.sets import pins
+
+    assert tr.extra_seeds("crowded", 3) == [300_000, 300_001, 300_002]
+    assert tr.extra_seeds("shadows", 2) == [400_000, 400_001]
+    assert tr.EXTRA_SCENES["hands"][1] == tr.CROWDED_SEEDS_FROM  # the hand seeds stay below
+    seed = 400_000
+    item = next(cached_scene_items([seed], tmp_path, scene_set="shadows"))
+    assert [p.name for p in tmp_path.iterdir()] == [f"shadows-{seed}.npz"]
+    again = next(cached_scene_items([seed], tmp_path, scene_set="shadows"))
+    assert np.array_equal(item.image, again.image) and item.name == again.name
+    assert pins("shadows", seed)["light"] == "low"
+
+    asked: list[tuple[list[int], str | None]] = []
+
+    def fake_cached(seeds: list[int], cache: object, *, flat: bool, scene_set: str | None):
+        asked.append((list(seeds), scene_set))
+        return iter([item] * len(seeds))
+
+    monkeypatch.setattr(reader_data, "cached_scene_items", fake_cached)
+    got = tr.load_items(None, 0, 0, None, crowded=2, shadows=3)
+    assert len(got) == 5
+    assert ([300_000, 300_001], "crowded") in asked
+    assert ([400_000, 400_001, 400_002], "shadows") in asked
+    seen: dict[str, object] = {}
+
+    def fake_load(*a: object) -> list[object]:
+        seen["args"] = a
+        raise SystemExit(0)
+
+    monkeypatch.setattr(tr, "load_items", fake_load)
+    pytest.importorskip("torch")
+    CliRunner().invoke(main, ["train-reader", "--photos", "", "--crowded", "7", "--shadows", "9"])
+    assert seen["args"][-2:] == (7, 9)  # type: ignore[index]
+
+
 def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
     """A photo is learnt with the found corners and the given ones when the two lie within a
     third of a spacing (given corners converted from other tools miss the crossings a little),

@@ -275,3 +275,86 @@ def test_corners_follow_lens_distortion(k1: float) -> None:
     for corner in quad:
         inward = corner + (centre - corner) * (0.5 / 8)  # half a cell in, off every line
         assert _grey(scene.image, corner, 0) < _grey(scene.image, inward, 0) - 15
+
+
+def test_set_factors_are_never_drawn_only_pinned() -> None:
+    """The factors the scene sets pin (a late stage, the stones' height, the low lamp) are
+    drawn as their neutral value for every seed, so no free scene changed when they came."""
+    from companion.vision.scene.factors import draw_factors
+
+    for seed in range(300):
+        f = draw_factors(seed, {})
+        assert f["stage_min"] == 0.0 and f["stone_mm"] == 0.0 and f["light"] != "low"
+    with pytest.raises(VisionError):
+        render_scene(0, size=9, stage_min=1.0, **SMALL)
+    with pytest.raises(VisionError):
+        render_scene(0, size=9, stone_mm=40.0, **SMALL)
+
+
+@pytest.mark.parametrize(("size", "root"), [(19, "games"), (9, "games"), (13, None)])
+def test_a_late_stage_is_a_crowded_board(size: int, root: str | None) -> None:
+    """stage_min draws the position from late in a game (a real one, or a playout where no
+    record of that size is at hand): crowded, and no chain without a liberty."""
+    from companion.vision.scene.positions import games_dir, position
+
+    where = games_dir() if root else None
+    for seed in range(6):
+        boards, _, move = position(size, 1, np.random.default_rng(seed), where, 0.8)
+        stones = sum(t != "." for r in boards[0] for t in r.split())
+        assert stones > 0.4 * size * size and _chains_breathe(boards[0])
+        assert move >= 0.4 * size * size
+
+
+def _dark_on_grid(scene: SceneImage, share: float) -> int:
+    """Pixels inside the grid's outline darker than ``share`` of the board's median grey."""
+    grey = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
+    inside = np.zeros_like(grey)
+    cv2.fillConvexPoly(inside, np.round(scene.corners[0]).astype(np.int32), 1)
+    level = float(np.median(grey[inside > 0]))
+    return int(((grey < share * level) & (inside > 0)).sum())
+
+
+def test_thicker_stones_rise_further_over_the_board_from_a_low_camera() -> None:
+    """stone_mm sets the stones' height: from 30 degrees up, a 12 mm black stone covers more
+    of the picture than a 7.5 mm one on the same point."""
+    rows = [". . . . . . . . ."] * 4 + [". . . . B . . . ."] + [". . . . . . . . ."] * 4
+    kw = {**CLEAN, **SMALL, "position": rows, "elevation_deg": 30.0, "board": "pale_wood"}
+    thin = render_scene(4, size=9, stones_style="glass", stone_mm=7.5, **kw)
+    thick = render_scene(4, size=9, stones_style="glass", stone_mm=12.0, **kw)
+    assert thin.corners[0].tolist() == thick.corners[0].tolist()
+    assert _dark_on_grid(thick, 0.4) > 1.2 * _dark_on_grid(thin, 0.4) > 0
+
+
+def test_a_low_lamp_casts_long_dark_shadows() -> None:
+    """light="low": one small lamp 10-30 degrees up. White stones on a pale board throw
+    shadows many times darker and longer than under the high, broad "even" lamp."""
+    rows = [". . . . . . . . ."] * 2 + [". . W . . . W . ."] + [". . . . . . . . ."] * 6
+    rows[6] = ". . . W . . W . ."
+    kw = {**CLEAN, **SMALL, "position": rows, "elevation_deg": 90.0, "board": "pale_wood"}
+    kw["ambient"] = 0.08
+    even = render_scene(5, size=9, stones_style="plastic", **kw)
+    low = render_scene(5, size=9, stones_style="plastic", **{**kw, "light": "low"})
+    assert _dark_on_grid(low, 0.5) > 3 * _dark_on_grid(even, 0.5) + 40
+
+
+def test_scene_sets_pin_what_they_are_for() -> None:
+    """The crowded set: a late stage, a camera 30-45 degrees up, thick stones; the shadow set:
+    the low lamp in a dim, under-exposed room. Pins are the seed's own (same seed, same pins)
+    and the factors a set does not pin are the seed's free draws."""
+    from companion.vision.scene.factors import draw_factors
+    from companion.vision.scene.sets import SCENE_SETS, pins
+
+    for seed in range(300_000, 300_030):
+        p = pins("crowded", seed)
+        assert p == pins("crowded", seed)
+        assert 0.7 <= float(p["stage_min"]) <= 0.95 and 30 <= float(p["elevation_deg"]) <= 45
+        assert 9.5 <= float(p["stone_mm"]) <= 12.0
+        s = pins("shadows", seed)
+        assert s["light"] == "low" and float(s["ambient"]) <= 0.15
+        assert float(s["exposure"]) <= 0.8
+        free, pinned = draw_factors(seed, {}), draw_factors(seed, s)
+        assert {k for k in free if free[k] != pinned[k]} <= {*s, "light_kelvin"}  # by colour
+    assert len({pins("crowded", s)["elevation_deg"] for s in range(10)}) == 10
+    assert set(SCENE_SETS) == {"crowded", "shadows"}
+    with pytest.raises(VisionError, match="unknown scene set"):
+        pins("sunny", 1)

@@ -128,15 +128,20 @@ def render_scene(
         raise VisionError("frame must be 64..4000 x 64..3000 pixels")
     given = overrides.pop("position", None)
     f = draw_factors(seed, overrides)
+    stage_min, stone_mm = float(f["stage_min"]), float(f["stone_mm"])
+    if not 0.0 <= stage_min < 1.0:
+        raise VisionError(f"stage_min {stage_min} is not 0..1")
+    if stone_mm != 0.0 and not 3.0 <= stone_mm <= 15.0:
+        raise VisionError(f"stone_mm {stone_mm} is not 3..15 (or 0: drawn)")
     rng = np.random.default_rng([seed, 0])
     if given is None:
         boards, source, move = position(
-            size, layers, np.random.default_rng([seed, 100]), games_dir()
+            size, layers, np.random.default_rng([seed, 100]), games_dir(), stage_min
         )
     else:
         boards, source, move = _rows_given(given, size, layers), "given", -1
     tint = _hex(f["board_tint"])  # checked before any work
-    look = stone_look(str(f["stones_style"]), np.random.default_rng([seed, 101]))
+    look = stone_look(str(f["stones_style"]), np.random.default_rng([seed, 101]), stone_mm)
 
     sx = 22.0 * (9 / 8 if size < 13 and f["board"] in ("fridge_white", "fridge_metal") else 1.0)
     sy = sx * float(f["aspect"])

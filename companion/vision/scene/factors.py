@@ -15,6 +15,10 @@ from companion.vision.scene.lights import TINTS
 from companion.vision.scene.materials import BOARDS, CLOTHS, STONES
 
 Value = str | float | int | bool
+
+#: Kinds of light; "low" (one small lamp 10-30 degrees up: long, hard shadows) is never drawn,
+#: only pinned (the shadows scene set).
+LIGHTS = ("even", "uneven", "spot", "glare", "low")
 Draw = Callable[[np.random.Generator, dict[str, Value]], Value]
 
 
@@ -97,7 +101,7 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "aspect": _uniform(1.0, 1.09),
     "coords": lambda rng, f: bool(rng.random() < 0.3),
     "cloth": _choice(CLOTHS),
-    "light": _choice(("even", "uneven", "spot", "glare"), (0.4, 0.25, 0.15, 0.2)),
+    "light": _choice(LIGHTS[:4], (0.4, 0.25, 0.15, 0.2)),
     "light_colour": _choice(tuple(TINTS), (0.3, 0.2, 0.15, 0.07, 0.07, 0.07, 0.07, 0.07)),
     "light_kelvin": _kelvin,
     "ambient": _uniform(0.08, 0.5),
@@ -119,6 +123,10 @@ DRAWS: dict[str, Draw] = {  # order matters: a draw may read the factors before 
     "sharpen": _uniform(0.0, 1.2),
     "jpeg": lambda rng, f: 0 if rng.random() < 0.3 else int(rng.integers(35, 96)),
     "vignette": _uniform(0.0, 0.35),
+    # Pinned only by the scene sets (companion/vision/scene/sets.py); drawn as the neutral
+    # value, so every seed renders as it did before these factors existed.
+    "stage_min": lambda rng, f: 0.0,  # the position's stage: at least this share of the game
+    "stone_mm": lambda rng, f: 0.0,  # stone height in mm (0: the stone set's own, 7.5-10)
 }
 
 
@@ -158,7 +166,7 @@ def _cast(name: str, given: object, like: Value) -> Value:
         "stones_style": STONES,
         "board": BOARDS,
         "cloth": CLOTHS,
-        "light": ("even", "uneven", "spot", "glare"),
+        "light": LIGHTS,
         "light_colour": tuple(TINTS),
     }.get(name)
     if allowed is not None and value not in allowed:

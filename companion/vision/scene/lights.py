@@ -1,5 +1,5 @@
 """Light in a board scene: lamp colour from a colour temperature and tint, placement for even,
-uneven, spot and glaring light, Lambert + Blinn-Phong shading, and soft projected shadows.
+uneven, spot, glaring and low light, Lambert + Blinn-Phong shading, and soft projected shadows.
 
 Shadows are projected along the lamp's direction onto a horizontal plane (a shadow map in
 millimetres) and blurred by the penumbra a lamp of that size casts: cheap, and soft where
@@ -208,6 +208,11 @@ def place_lamp(f: dict[str, Value], cam: Camera, layout: Layout, rng: np.random.
         return Lamp(
             pos, colour, rng.uniform(20, 60), axis / np.linalg.norm(axis), rng.uniform(18, 35)
         )
+    if kind == "low":  # a bare bulb or a window's sun across the room: long, hard shadows
+        up = np.radians(rng.uniform(10.0, 30.0))
+        dist = rng.uniform(1500, 3000)
+        pos = horiz * dist * np.cos(up) + [0, 0, layout.thick + dist * np.sin(up)]
+        return Lamp(pos, colour, rng.uniform(8, 40))
     q = np.array([rng.uniform(-hw, hw) * 0.7, rng.uniform(-hd, hd) * 0.7, layout.thick])
     v = cam.centre - q
     r = np.array([-v[0], -v[1], v[2]])  # the mirror direction: the lamp shows in the board

@@ -271,8 +271,9 @@ class StoneLook:
     width: float  # share of the x spacing
 
 
-def stone_look(kind: str, rng: np.random.Generator) -> StoneLook:
-    """A stone set: slate and shell, glass, plastic, yunzi (flat bottom) or magnetic discs.
+def stone_look(kind: str, rng: np.random.Generator, height: float = 0.0) -> StoneLook:
+    """A stone set: slate and shell, glass, plastic, yunzi (flat bottom) or magnetic discs,
+    ``height`` mm high (0: drawn, 7.5-10 mm; thick sets reach 12, magnetic discs stay flat).
 
     Specular strengths are about 4 x the Fresnel reflectance at normal incidence (F0 ~ 0.04
     for glass, plastic, polished shell): with the normalised Blinn lobe capped by the lamp's
@@ -280,6 +281,8 @@ def stone_look(kind: str, rng: np.random.Generator) -> StoneLook:
     dim sheen instead.
     """
     h = rng.uniform(7.5, 10.0)
+    if height > 0:  # drawn all the same: the width that follows stays the seed's own
+        h = height
     if kind == "slate_shell":
         return StoneLook(
             linear((16, 16, 17)) * rng.uniform(0.8, 1.3),

@@ -45,8 +45,11 @@ def _records(root: str, size: int) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def _from_record(path: Path, size: int, rng: np.random.Generator) -> tuple[Rows, int] | None:
-    """A random stage (0 .. all moves) of one record, or None if it cannot be replayed."""
+def _from_record(
+    path: Path, size: int, rng: np.random.Generator, stage_min: float = 0.0
+) -> tuple[Rows, int] | None:
+    """A random stage (``stage_min`` of the moves .. all of them) of one record, or None if it
+    cannot be replayed."""
     try:
         game = sgf.Sgf_game.from_bytes(path.read_bytes())
         if game.get_size() != size:
@@ -54,7 +57,9 @@ def _from_record(path: Path, size: int, rng: np.random.Generator) -> tuple[Rows,
         board, plays = sgf_moves.get_setup_and_moves(game)
     except (ValueError, OSError):
         return None
-    stage = int(rng.integers(0, len(plays) + 1))
+    if stage_min > 0 and len(plays) < size * size / 2:
+        return None  # a game resigned early never crowds the board: a late stage wants another
+    stage = int(rng.integers(int(np.ceil(stage_min * len(plays))), len(plays) + 1))
     for colour, move in plays[:stage]:
         if move is None:
             continue
@@ -73,15 +78,22 @@ def _rows_of(board: boards.Board, size: int) -> tuple[str, ...]:
 
 
 def playout(
-    size: int, layers: int, rng: np.random.Generator, *, to_end: bool = False
+    size: int,
+    layers: int,
+    rng: np.random.Generator,
+    *,
+    to_end: bool = False,
+    stage_min: float = 0.0,
 ) -> tuple[Rows, int]:
-    """A random stage of a random legal game (on the stacked topology for two layers), or
-    its end with ``to_end`` (a crowded board: random games fill all but their eyes)."""
+    """A random stage of a random legal game (on the stacked topology for two layers), at
+    least ``stage_min`` of the way to 1.1 moves per point, or its end with ``to_end`` (a
+    crowded board: random games fill all but their eyes)."""
     topo = stacked(layers, size) if layers > 1 else grid(size)
     game = GoGame(topo)
     prng = random.Random(int(rng.integers(0, 2**31)))
     empties = list(range(len(topo)))
-    total = int(rng.integers(0, int(len(topo) * 1.1) + 1))
+    most = int(len(topo) * 1.1)
+    total = int(rng.integers(int(stage_min * most), most + 1))
     if to_end:
         total = 8 * len(topo)
     made = 0
@@ -100,16 +112,17 @@ def playout(
 
 
 def position(
-    size: int, layers: int, rng: np.random.Generator, root: Path | None
+    size: int, layers: int, rng: np.random.Generator, root: Path | None, stage_min: float = 0.0
 ) -> tuple[Rows, str, int]:
-    """A position, where it came from (``game``/``playout``) and its move number."""
+    """A position, where it came from (``game``/``playout``) and its move number; with
+    ``stage_min`` (0..1) one from at least that share of the game (late: a crowded board)."""
     if root is not None and layers == 1:
         records = _records(str(root), size)
-        for _ in range(5):
+        for _ in range(5 if stage_min == 0 else 30):
             if not records:
                 break
-            got = _from_record(records[int(rng.integers(0, len(records)))], size, rng)
+            got = _from_record(records[int(rng.integers(0, len(records)))], size, rng, stage_min)
             if got is not None:
                 return got[0], "game", got[1]
-    rows, made = playout(size, layers, rng)
+    rows, made = playout(size, layers, rng, stage_min=stage_min)
     return rows, "playout", made
