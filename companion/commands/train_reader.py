@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -46,19 +48,85 @@ def _any(f: dict[str, object]) -> bool:
     return True
 
 
-#: The extra scene sets by option name: (first seed, end seed, what the drawn factors must be).
-#: Glare and hand scenes are free draws that happen to be so; the crowded and shadow scenes
-#: pin their factors (:data:`PINNED`), so every seed of their range is one.
-EXTRA_SCENES: dict[str, tuple[int, int, Callable[[dict[str, object]], bool]]] = {
-    "glare": (GLARE_SEEDS_FROM, HAND_SEEDS_FROM, _glare),
-    "hands": (HAND_SEEDS_FROM, CROWDED_SEEDS_FROM, _hand),
-    "crowded": (CROWDED_SEEDS_FROM, SHADOW_SEEDS_FROM, _any),
-    "shadows": (SHADOW_SEEDS_FROM, EXTRA_SEEDS_END, _any),
+@dataclass(frozen=True)
+class SceneSet:
+    """An extra set of 3D scenes to train on besides the regular renders (``--NAME N``).
+
+    Each set has its own seed range, so the sets never share a scene. ``keep`` says what a
+    seed's drawn factors must be (glare and hand scenes are free draws that happen to be so);
+    a ``pinned`` set renders every seed of its range with the set's pins instead
+    (:mod:`companion.vision.scene.sets`; cached as ``SET-SEED.npz``). ``default`` is the shipped
+    recipe's count.
+    """
+
+    first: int
+    end: int
+    keep: Callable[[dict[str, object]], bool]
+    pinned: bool
+    default: int
+    label: str  # progress bar; with "_" for " " the key in the weights' JSON
+    text: str  # the option's help
+
+
+#: The extra scene sets by option name. Adding a set is adding a row here: the options of
+#: train-reader and eval-photos --leave-one-out, the training data and the weights' JSON
+#: follow from it.
+EXTRA_SCENES: dict[str, SceneSet] = {
+    "glare": SceneSet(
+        GLARE_SEEDS_FROM,
+        HAND_SEEDS_FROM,
+        _glare,
+        False,
+        300,
+        "glare renders",
+        "More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds from "
+        "100000 whose drawn factors are so).",
+    ),
+    "hands": SceneSet(
+        HAND_SEEDS_FROM,
+        CROWDED_SEEDS_FROM,
+        _hand,
+        False,
+        200,
+        "hand renders",
+        "More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 whose "
+        "drawn factors are so): hand-covered points are few in the regular scenes.",
+    ),
+    "crowded": SceneSet(
+        CROWDED_SEEDS_FROM,
+        SHADOW_SEEDS_FROM,
+        _any,
+        True,
+        0,
+        "crowded renders",
+        "More 3D scenes besides, all late-game boards of 9.5-12 mm stones from a camera 30-45 "
+        "degrees up (seeds from 300000, factors pinned by companion/vision/scene/sets.py).",
+    ),
+    "shadows": SceneSet(
+        SHADOW_SEEDS_FROM,
+        EXTRA_SEEDS_END,
+        _any,
+        True,
+        0,
+        "shadow renders",
+        "More 3D scenes besides, all lit by one small lamp 10-30 degrees up in a dim room: long "
+        "hard stone shadows, an under-exposed noisy frame (seeds from 400000).",
+    ),
 }
 
-#: The extra sets whose scenes are rendered with a scene set's pins
-#: (:mod:`companion.vision.scene.sets`; cached as ``SET-SEED.npz``).
-PINNED = ("crowded", "shadows")
+#: The shipped recipe's regular renders, flat boards and steps (train-reader's defaults, and
+#: eval-photos --leave-one-out's, so that the left-out models are the shipped recipe's).
+RECIPE = {"renders": 600, "flat": 600, "steps": 8000}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def extra_scene_options(f: F) -> F:
+    """One ``--NAME N`` option per extra scene set (:data:`EXTRA_SCENES`), the shipped
+    recipe's count as its default; the command gets them as keyword arguments."""
+    for name, s in reversed(EXTRA_SCENES.items()):
+        f = scenes_option(f"--{name}", s.default, s.text)(f)
+    return f
 
 
 def extra_seeds(kind: str, count: int) -> list[int]:
@@ -66,11 +134,11 @@ def extra_seeds(kind: str, count: int) -> list[int]:
     drawn factors are what the set is for (factors are drawn without rendering)."""
     from companion.vision.scene.factors import draw_factors
 
-    first, end, keep = EXTRA_SCENES[kind]
+    s = EXTRA_SCENES[kind]
     out: list[int] = []
-    seed = first
-    while len(out) < count and seed < end:
-        if keep is _any or keep(dict(draw_factors(seed, {}))):
+    seed = s.first
+    while len(out) < count and seed < s.end:
+        if s.keep is _any or s.keep(dict(draw_factors(seed, {}))):
             out.append(seed)
         seed += 1
     if len(out) < count:
@@ -91,16 +159,11 @@ def load_items(
     cache: str | None,
     exclude: tuple[str, ...] = (),
     flat: int = 0,
-    glare: int = 0,
-    hands: int = 0,
-    crowded: int = 0,
-    shadows: int = 0,
+    extra: Mapping[str, int] | None = None,
 ) -> list[object]:
     """Photo items (minus excluded sources), 3D-rendered scenes, then ``flat`` boards of the
-    flat renderer (same seeds from ``render_seed``), then ``glare`` scenes of glare light and a
-    low camera, ``hands`` scenes with a hand, ``crowded`` late-game boards of thick stones from
-    a low camera and ``shadows`` scenes under one low hard lamp in a dim room
-    (:func:`extra_seeds`), with progress bars."""
+    flat renderer (same seeds from ``render_seed``), then ``extra[NAME]`` scenes of each extra
+    set (:data:`EXTRA_SCENES`, :func:`extra_seeds`), with progress bars."""
     from companion.vision.reader_data import Item, cached_scene_items, photo_items
 
     if render_seed < 0 or render_seed + max(renders, flat) > TEST_SEEDS_FROM:
@@ -108,10 +171,13 @@ def load_items(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
         )
-    if render_seed + renders > GLARE_SEEDS_FROM and (glare or hands or crowded or shadows):
+    counts = dict(extra or {})
+    if set(counts) - set(EXTRA_SCENES):
+        raise ValueError(f"no such scene sets: {sorted(set(counts) - set(EXTRA_SCENES))}")
+    if render_seed + renders > GLARE_SEEDS_FROM and any(counts.values()):
         raise click.BadParameter(
             f"regular renders would reach the extra scenes (glare seeds from {GLARE_SEEDS_FROM},"
-            " then hands, crowded and shadow seeds)",
+            f" then {', '.join(list(EXTRA_SCENES)[1:])} seeds)",
             param_hint="--renders",
         )
     items: list[Item] = []
@@ -123,10 +189,10 @@ def load_items(
     sets: tuple[tuple[str, Sequence[int], bool, str | None], ...] = (
         ("renders", range(render_seed, render_seed + renders), False, None),
         ("flat renders", range(render_seed, render_seed + flat), True, None),
-        ("glare renders", extra_seeds("glare", glare), False, None),
-        ("hand renders", extra_seeds("hands", hands), False, None),
-        ("crowded renders", extra_seeds("crowded", crowded), False, "crowded"),
-        ("shadow renders", extra_seeds("shadows", shadows), False, "shadows"),
+        *(
+            (s.label, extra_seeds(name, counts.get(name, 0)), False, name if s.pinned else None)
+            for name, s in EXTRA_SCENES.items()
+        ),
     )
     for label, seeds, is_flat, scene_set in sets:
         with click.progressbar(length=len(seeds), label=label, file=sys.stderr) as bar:
@@ -145,7 +211,7 @@ def load_items(
 )
 @scenes_option(
     "--renders",
-    600,
+    RECIPE["renders"],
     "3D-rendered scenes to train on (positions from $COMPANION_GAMES or ../shared/data/games).",
 )
 @click.option(
@@ -156,33 +222,12 @@ def load_items(
     help="First render seed (test sets use seeds >= 10**6).",
 )
 @scenes_option(
-    "--flat", 600, "Boards of the flat renderer to train on besides (seeds from --render-seed)."
+    "--flat",
+    RECIPE["flat"],
+    "Boards of the flat renderer to train on besides (seeds from --render-seed).",
 )
-@scenes_option(
-    "--glare",
-    300,
-    "More 3D scenes besides, all with glare light and a camera 30-50 degrees up (seeds from "
-    "100000 whose drawn factors are so).",
-)
-@scenes_option(
-    "--hands",
-    200,
-    "More 3D scenes besides, all with a hand or sleeve at the board (seeds from 200000 whose "
-    "drawn factors are so): hand-covered points are few in the regular scenes.",
-)
-@scenes_option(
-    "--crowded",
-    0,
-    "More 3D scenes besides, all late-game boards of 9.5-12 mm stones from a camera 30-45 "
-    "degrees up (seeds from 300000, factors pinned by companion/vision/scene/sets.py).",
-)
-@scenes_option(
-    "--shadows",
-    0,
-    "More 3D scenes besides, all lit by one small lamp 10-30 degrees up in a dim room: long "
-    "hard stone shadows, an under-exposed noisy frame (seeds from 400000).",
-)
-@click.option("--steps", default=8000, show_default=True, type=click.IntRange(1, 10**6))
+@extra_scene_options
+@click.option("--steps", default=RECIPE["steps"], show_default=True, type=click.IntRange(1, 10**6))
 @click.option("--seed", default=0, show_default=True)
 @click.option("--exclude", multiple=True, help="Leave this photo source out (repeatable).")
 @click.option(
@@ -199,15 +244,12 @@ def command(
     renders: int,
     render_seed: int,
     flat: int,
-    glare: int,
-    hands: int,
-    crowded: int,
-    shadows: int,
     steps: int,
     seed: int,
     exclude: tuple[str, ...],
     cache: str,
     out: str,
+    **extra: int,
 ) -> None:
     """Train the stone classifier and write its ONNX weights (and a JSON of how, beside them).
 
@@ -229,10 +271,7 @@ def command(
         cache or None,
         exclude,
         flat,
-        glare,
-        hands,
-        crowded,
-        shadows,
+        extra,
     )
     train_items, held = tr.split(items)  # type: ignore[arg-type]
     click.echo(
@@ -256,10 +295,7 @@ def command(
         "excluded": list(exclude),
         "renders": renders,
         "flat_renders": flat,
-        "glare_renders": glare,
-        "hand_renders": hands,
-        "crowded_renders": crowded,
-        "shadow_renders": shadows,
+        **{s.label.replace(" ", "_"): extra[name] for name, s in EXTRA_SCENES.items()},
         "render_seed": render_seed,
         "steps": steps,
         "seed": seed,

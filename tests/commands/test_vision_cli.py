@@ -417,7 +417,7 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
     asked: dict[str, object] = {}
 
     def fake_load(*a: object, **k: object) -> list[SimpleNamespace]:
-        asked.update(k)
+        asked.update(k["extra"])  # type: ignore[call-overload]
         return items
 
     monkeypatch.setattr(cmd_tr, "load_items", fake_load)

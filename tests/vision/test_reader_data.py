@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -94,8 +95,8 @@ def test_hand_scenes_have_a_hand_and_stay_in_their_own_seeds(
     assert len(set(seeds)) == 5 and all(tr.HAND_SEEDS_FROM <= s < 500_000 for s in seeds)
     assert all(draw_factors(s, {})["hand"] for s in seeds)
     assert not set(seeds) & set(tr.glare_seeds(5))
-    first, _, keep = tr.EXTRA_SCENES["glare"]
-    monkeypatch.setitem(tr.EXTRA_SCENES, "glare", (first, first + 20, keep))
+    glare = tr.EXTRA_SCENES["glare"]
+    monkeypatch.setitem(tr.EXTRA_SCENES, "glare", replace(glare, end=glare.first + 20))
     with pytest.raises(click.BadParameter, match="too many glare scenes"):
         tr.extra_seeds("glare", 5)
 
@@ -112,7 +113,7 @@ def test_crowded_and_shadow_scenes_reach_the_training_data(
 
     assert tr.extra_seeds("crowded", 3) == [300_000, 300_001, 300_002]
     assert tr.extra_seeds("shadows", 2) == [400_000, 400_001]
-    assert tr.EXTRA_SCENES["hands"][1] == tr.CROWDED_SEEDS_FROM  # the hand seeds stay below
+    assert tr.EXTRA_SCENES["hands"].end == tr.CROWDED_SEEDS_FROM  # the hand seeds stay below
     seed = 400_000
     item = next(cached_scene_items([seed], tmp_path, scene_set="shadows"))
     assert [p.name for p in tmp_path.iterdir()] == [f"shadows-{seed}.npz"]
@@ -127,20 +128,20 @@ def test_crowded_and_shadow_scenes_reach_the_training_data(
         return iter([item] * len(seeds))
 
     monkeypatch.setattr(reader_data, "cached_scene_items", fake_cached)
-    got = tr.load_items(None, 0, 0, None, crowded=2, shadows=3)
+    got = tr.load_items(None, 0, 0, None, extra={"crowded": 2, "shadows": 3})
     assert len(got) == 5
     assert ([300_000, 300_001], "crowded") in asked
     assert ([400_000, 400_001, 400_002], "shadows") in asked
     seen: dict[str, object] = {}
 
     def fake_load(*a: object) -> list[object]:
-        seen["args"] = a
+        seen["extra"] = a[-1]
         raise SystemExit(0)
 
     monkeypatch.setattr(tr, "load_items", fake_load)
     pytest.importorskip("torch")
     CliRunner().invoke(main, ["train-reader", "--photos", "", "--crowded", "7", "--shadows", "9"])
-    assert seen["args"][-2:] == (7, 9)  # type: ignore[index]
+    assert seen["extra"] == {"glare": 300, "hands": 200, "crowded": 7, "shadows": 9}
 
 
 def test_found_corners_join_given_ones_only_where_they_confirm_them() -> None:
@@ -176,3 +177,23 @@ def test_a_random_table_is_painted_only_beyond_the_margin() -> None:
     assert changed[:, pos < -BEYOND + 0.05].all() and changed[pos > n - 1 + BEYOND - 0.05].all()
     blank_beyond(view, (0.0, 0.0), (n, n))
     assert (view[:, pos < -BEYOND] == BLANK).all()
+
+
+def test_train_reader_and_leave_one_out_take_the_same_recipe() -> None:
+    """Both commands have one option per extra scene set, and the same defaults for it and for
+    the regular sets and steps: `eval-photos --leave-one-out` alone measures the shipped
+    weights' recipe, the one `train-reader` alone reproduces."""
+    from companion.commands import eval_photos
+    from companion.commands import train_reader as tr
+
+    def defaults(cmd: object) -> dict[str, object]:
+        return {p.name: p.default for p in cmd.params}  # type: ignore[attr-defined]
+
+    train, loo = defaults(tr.command), defaults(eval_photos.command)
+    for name in [*tr.EXTRA_SCENES, *tr.RECIPE]:
+        assert name in train and name in loo, name
+        assert train[name] == loo[name], name
+    assert {n: train[n] for n in tr.EXTRA_SCENES} == {
+        n: s.default for n, s in tr.EXTRA_SCENES.items()
+    }
+    assert (train["glare"], train["hands"], train["steps"]) == (300, 200, 8000)
