@@ -287,7 +287,7 @@ def _net_decision(
         if covered[list(neighbours[i])].any():
             out[i] = "?"
             conf[i] = 0.0
-    unknown_around_patches(out, conf, probs.argmax(axis=1) == 3, neighbours, size=PATCH, sure=SURE)
+    unknown_around_patches(out, conf, covered, neighbours, size=PATCH, sure=SURE)
     return out.tolist(), conf
 
 
