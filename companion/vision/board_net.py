@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from companion.errors import VisionError
 from companion.vision.board_edge import board_quads
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.geometry import Corners, homography, project, spacing
 from companion.vision.lattice import distance_map, margin_colour
 
 Image = NDArray[np.uint8]
@@ -371,9 +371,9 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
     if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(steps[-1]).all():
         return quad  # no weights, or a patch off the map
-    spacing = float(np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean()) / (n - 1)
-    last = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max()) / spacing
-    reach = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / spacing
+    sp = spacing(quad, n)
+    last = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max()) / sp
+    reach = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / sp
     if weights.min() < POLISH_WEIGHT or last > POLISH_SETTLED:
         return quad
     if not POLISH_LEAST <= reach <= POLISH_REACH:
@@ -384,10 +384,9 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
 def _settled(steps: Sequence[Corners], n: int) -> bool:
     """Whether the corner network's last round moved no corner more than
     :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer)."""
-    q = steps[-1]
-    spacing = float(np.linalg.norm(np.diff(q, axis=0, append=q[:1]), axis=1).mean()) / (n - 1)
+    sp = spacing(steps[-1], n)
     moved = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max())
-    return spacing > 0 and moved <= POLISH_SETTLED * spacing
+    return sp > 0 and moved <= POLISH_SETTLED * sp
 
 
 def edge_agrees(quad: Corners, n: int, edge: Corners) -> bool:
@@ -410,7 +409,11 @@ def edge_agrees(quad: Corners, n: int, edge: Corners) -> bool:
 
 
 def rescue(
-    small: Image, lab: NDArray[np.float32], sizes: Sequence[int], judge: Judge
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    edges: Sequence[Corners] | None = None,
 ) -> tuple[float, Corners, int] | None:
     """A board where the classic finder found none (every cue too weak for its own bar: a
     blurred full board, a hand across it): (score, corners in ``small``, size) or None.
@@ -423,11 +426,12 @@ def rescue(
     (:func:`companion.vision.board_edge.board_quads`) lying a margin beyond the grid on every
     side (:func:`edge_agrees`); and ``judge``'s evidence (the finder's: points standing out,
     lines, crossings) at least :data:`RESCUE_EVIDENCE`. The best evidence wins among sizes;
-    the score is a third of it, as for the finder's grids from a board's edge."""
+    the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the
+    board outlines the caller already found (else found here, only once the network is sure).
+    """
     pairs = [(quad, n) for quad in propose(small) for n in sizes if n >= 2]
     if not pairs:
         return None
-    edges: list[Corners] | None = None
     best: tuple[float, Corners, int] | None = None
     for (_quad, n), (steps, weights) in zip(
         pairs, refine_rounds(pyramid(small), pairs, rounds=POLISH_ROUNDS), strict=True

@@ -509,8 +509,10 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         looks.append((bh2, masks2[:2]))
         if again is not None and (found is None or again[0] > found[0]):
             found, sharpened = again, True
+    outlines: list[Corners] | None = None  # the board outlines, once looked for
     if found is None or found[0] < SURE_SCORE or sharpened:
         edges = board_quads(small, limit=4)
+        outlines = [edge for _solidity, edge in edges]
         # a textured cloth joins the board's lines into one net with its own strokes: the
         # lines inside each board outline alone (a full search each: the best few outlines
         # only, or a frame of many outlines and no grid takes many seconds)
@@ -531,7 +533,9 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 found = (ev / 3, quad, n)
     if found is None:
         # the learned proposer, where its corners, the board's edge and the points agree
-        found = board_net.rescue(small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n))
+        found = board_net.rescue(
+            small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n), outlines
+        )
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"

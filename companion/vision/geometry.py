@@ -51,6 +51,12 @@ def homography(corners: Corners, width: int, height: int | None = None) -> NDArr
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
 
 
+def spacing(corners: Corners, size: int) -> float:
+    """The mean grid spacing, in pixels, of a ``size``-line grid with these corner points."""
+    c = np.asarray(corners, np.float64)
+    return float(np.linalg.norm(np.diff(c, axis=0, append=c[:1]), axis=1).mean()) / (size - 1)
+
+
 def project(H: NDArray[np.float64], pts: NDArray[np.float64]) -> NDArray[np.float64]:
     """(..., 2) board points -> (..., 2) image pixels through ``H``."""
     p = pts.reshape(-1, 2)
