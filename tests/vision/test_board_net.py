@@ -388,3 +388,24 @@ def test_each_refused_grid_says_which_bar_it_failed(monkeypatch: pytest.MonkeyPa
     assert "no outline" in {v.why for v in board_net.verdicts(small, lab, (19,), judge, on_lines)}
     monkeypatch.setattr(board_net, "RESCUE_WEIGHT", 1.01)
     assert {v.why for v in board_net.verdicts(small, lab, (19,), judge)} == {"unsure"}
+
+
+def test_hand_frames_are_scenes_with_a_hand_pinned_on_their_own_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``train-board --hands N`` adds scenes with a hand over the board (the proposer's worst
+    case), from seeds of their own, below the test seeds and apart from the validation ones."""
+    from companion.vision import board_data, scene
+
+    asked: list[tuple[int, object]] = []
+    real = scene.render_scene
+
+    def spy(seed: int, **kw: object) -> object:
+        asked.append((seed, kw.get("hand")))
+        return real(seed, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scene, "render_scene", spy)
+    frame = board_data.hand_frame(3)
+    assert asked == [(board_data.HAND_SEEDS_FROM + 3, True)]
+    assert frame.corners is not None and frame.corners.shape == (4, 2)
+    assert 500_060 <= board_data.HAND_SEEDS_FROM < board_data.TEST_SEEDS_FROM - 100_000
