@@ -9,7 +9,8 @@ is run four ways: without the nets, with them but without :func:`board_net.polis
 corner network on the finder's chosen grid), without :func:`board_net.rescue` (the proposer
 where the finder finds nothing), and with everything. ``--boardless`` also counts boards made
 up in the same scenes with the board and three spacings round it inpainted away (with and
-without the rescue). ``--nones`` instead traces every "no board" to its cause: for each refined
+without the rescue). ``--nones`` instead counts what the finder made of each case (found,
+grid off, size wrong, no board) and traces every "no board" to its cause: for each refined
 proposal and size, the first bar of the rescue it failed (:func:`board_net.verdicts`) and its
 distance from the truth, and per case the cause: no proposal, every proposal of the right
 size off by more than a quarter spacing, or the bar the right grid failed. Usage:
@@ -85,9 +86,9 @@ def _errors(
     )
 
 
-def _cause(case: fe.Case, size_given: bool) -> str | None:
-    """Why the finder found no board in ``case`` (None: it found one), printing each refined
-    proposal's verdict and error on the way."""
+def _cause(case: fe.Case, size_given: bool) -> str:
+    """What the finder made of ``case``: "found", "grid off", "size wrong", or why it found
+    no board, printing each refined proposal's verdict and error on the way."""
     assert case.corners is not None
     seen: list[tuple[float, list[board_net.Verdict]]] = []
     rescue = board_net.rescue
@@ -105,8 +106,12 @@ def _cause(case: fe.Case, size_given: bool) -> str | None:
 
     board_net.rescue = traced
     try:
-        find_board(case.image, size=case.size if size_given else None)
-        return None
+        fb = find_board(case.image, size=case.size if size_given else None)
+        if fb.size != case.size:
+            return "size wrong"
+        return (
+            "found" if fe.corner_error(fb.corners, case.corners, case.size) <= 0.25 else "grid off"
+        )
     except BoardNotFound:
         pass
     finally:
@@ -114,7 +119,7 @@ def _cause(case: fe.Case, size_given: bool) -> str | None:
     print(f"{case.set} {case.name}: no board")
     if not seen or not seen[-1][1]:
         print("  no proposal")
-        return "no proposal"
+        return "no board: no proposal"
     k, found = seen[-1]
     right: list[tuple[float, str]] = []
     for v in found:
@@ -126,20 +131,16 @@ def _cause(case: fe.Case, size_given: bool) -> str | None:
             right.append((err, v.why))
     best = min(right, default=None)
     if best is None or best[0] > 0.25:
-        return "proposals off"
-    return f"right grid, {best[1]}"
+        return "no board: proposals off"
+    return f"no board: right grid, {best[1]}"
 
 
 def _nones(cases: Iterable[fe.Case], size_given: bool) -> None:
     causes: Counter[str] = Counter()
-    total = 0
     for case in cases:
-        total += 1
-        cause = _cause(case, size_given)
-        if cause is not None:
-            causes[cause] += 1
-    print(f"no board in {sum(causes.values())} of {total}:")
-    for cause, count in causes.most_common():
+        causes[_cause(case, size_given)] += 1
+    print(f"of {sum(causes.values())} finds:")
+    for cause, count in sorted(causes.items()):
         print(f"  {count:>4}  {cause}")
 
 
