@@ -344,7 +344,7 @@ class StoneNet:
         if len(unsure) == 0:
             return probs
         height, width = (np.array(view.shape[:2]) - PATCH) // PX + 1
-        if len(unsure) * PATCH * PATCH < view.shape[0] * view.shape[1] // 2:
+        if len(unsure) * PATCH * PATCH < view.shape[0] * view.shape[1]:  # fewer pixels to read
             more = self._looks_by_patch(view, unsure, width, shifts)
         else:
             more = self._looks_by_view(view, width, height, shifts)[unsure]
@@ -370,9 +370,12 @@ class StoneNet:
         own = windows[y, x]  # (m, PATCH, PATCH, 3)
         cuts = [np.rot90(own, 1, axes=(1, 2)), np.rot90(own, 3, axes=(1, 2))]
         cuts += [windows[y + dy, x + dx] for dx, dy in shifts]
-        blob = np.ascontiguousarray(np.concatenate(cuts).transpose(0, 3, 1, 2), dtype=np.float32)
-        logp = self._run(blob)[:, :, 0, 0].astype(np.float64)
-        return logp.reshape(len(cuts), len(spots), len(CLASSES)).transpose(1, 0, 2)
+        # side by side in one image, not a batch (cv2.dnn runs it about 1.5x faster): with valid
+        # convolutions and stride PX, output column (PATCH // PX) * k sees exactly patch k
+        row = np.concatenate(cuts).transpose(3, 1, 0, 2).reshape(3, PATCH, -1)
+        logp = self._run(np.ascontiguousarray(row[None], dtype=np.float32))[0, :, 0, :: PATCH // PX]
+        out = logp.T.astype(np.float64)
+        return out.reshape(len(cuts), len(spots), len(CLASSES)).transpose(1, 0, 2)
 
     def _looks_by_view(
         self, view: NDArray[np.uint8], width: int, height: int, shifts: Sequence[tuple[int, int]]
