@@ -9,14 +9,21 @@ is run four ways: without the nets, with them but without :func:`board_net.polis
 corner network on the finder's chosen grid), without :func:`board_net.rescue` (the proposer
 where the finder finds nothing), and with everything. ``--boardless`` also counts boards made
 up in the same scenes with the board and three spacings round it inpainted away (with and
-without the rescue). Usage:
+without the rescue). ``--nones`` instead counts what the finder made of each case (found,
+grid off, size wrong, no board) and traces every "no board" to its cause: for each refined
+proposal and size, the first bar of the rescue it failed (:func:`board_net.verdicts`) and its
+distance from the truth, and per case the cause: no proposal, every proposal of the right
+size off by more than a quarter spacing, or the bar the right grid failed. Usage:
 
     /work/heavy .venv/bin/python scripts/eval_board_net.py [--scenes 60] [--alter blur,motion]
+    /work/heavy .venv/bin/python scripts/eval_board_net.py --nones [--size-given]
 """
 
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import cv2
@@ -79,6 +86,64 @@ def _errors(
     )
 
 
+def _cause(case: fe.Case, size_given: bool) -> str:
+    """What the finder made of ``case``: "found", "grid off", "size wrong", or why it found
+    no board, printing each refined proposal's verdict and error on the way."""
+    assert case.corners is not None
+    seen: list[tuple[float, list[board_net.Verdict]]] = []
+    rescue = board_net.rescue
+
+    def traced(
+        small: NDArray[np.uint8],
+        lab: NDArray[np.float32],
+        sizes: Sequence[int],
+        judge: board_net.Judge,
+        edges: Sequence[NDArray[np.float64]] | None = None,
+    ) -> tuple[float, NDArray[np.float64], int] | None:
+        k = small.shape[1] / case.image.shape[1]
+        seen.append((k, board_net.verdicts(small, lab, sizes, judge, edges)))
+        return rescue(small, lab, sizes, judge, edges)
+
+    board_net.rescue = traced
+    try:
+        fb = find_board(case.image, size=case.size if size_given else None)
+        if fb.size != case.size:
+            return "size wrong"
+        return (
+            "found" if fe.corner_error(fb.corners, case.corners, case.size) <= 0.25 else "grid off"
+        )
+    except BoardNotFound:
+        pass
+    finally:
+        board_net.rescue = rescue
+    print(f"{case.set} {case.name}: no board")
+    if not seen or not seen[-1][1]:
+        print("  no proposal")
+        return "no board: no proposal"
+    k, found = seen[-1]
+    right: list[tuple[float, str]] = []
+    for v in found:
+        err = fe.corner_error(v.quad / k, case.corners, v.n) if v.n == case.size else None
+        ev = "-" if v.evidence is None else f"{v.evidence:.2f}"
+        off = "size wrong" if err is None else f"{err:.2f} spacings off"
+        print(f"  {v.n}x{v.n} {v.why:<11} weight {v.weight:.3f} evidence {ev} {off}")
+        if err is not None:
+            right.append((err, v.why))
+    best = min(right, default=None)
+    if best is None or best[0] > 0.25:
+        return "no board: proposals off"
+    return f"no board: right grid, {best[1]}"
+
+
+def _nones(cases: Iterable[fe.Case], size_given: bool) -> None:
+    causes: Counter[str] = Counter()
+    for case in cases:
+        causes[_cause(case, size_given)] += 1
+    print(f"of {sum(causes.values())} finds:")
+    for cause, count in sorted(causes.items()):
+        print(f"  {count:>4}  {cause}")
+
+
 def _summary(name: str, e: NDArray[np.float64]) -> str:
     return (
         f"{name:<10} median {np.median(e):.2f}; within 0.25: {int((e <= 0.25).sum())}, "
@@ -95,9 +160,15 @@ def main() -> None:
     ap.add_argument("--corner-weights", type=Path, default=board_net.CORNER_WEIGHTS)
     ap.add_argument("--no-finder", action="store_true", help="corner errors only (quicker)")
     ap.add_argument("--boardless", action="store_true", help="also count made-up boards")
+    ap.add_argument("--nones", action="store_true", help='trace each "no board" to its cause')
+    ap.add_argument("--size-given", action="store_true", help="with --nones: tell the size")
     args = ap.parse_args()
     kinds = [k for k in args.alter.split(",") if k]
     board_net.CORNER_WEIGHTS = args.corner_weights
+    board_net.WEIGHTS = args.weights
+    if args.nones:
+        _nones(fe.scene_cases(range(FIRST, FIRST + args.scenes), kinds), args.size_given)
+        return
     counts: dict[str, list[int]] = {}
     made_up: dict[str, list[int]] = {}
     errors: dict[str, list[tuple[float, float]]] = {}

@@ -31,6 +31,13 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
     help="The proposer (whole frames) or the corner network (patches around each corner).",
 )
 @click.option("--scenes", default=1500, show_default=True, type=click.IntRange(0, 100000))
+@click.option(
+    "--hands",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100000),
+    help="Extra 3D scenes with a hand over the board (seeds from 600000).",
+)
 @click.option("--flat", default=800, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
     "--empty",
@@ -75,6 +82,7 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
 def command(
     stage: str,
     scenes: int,
+    hands: int,
     flat: int,
     empty: int,
     photos: str,
@@ -113,7 +121,7 @@ def command(
         frames: list[board_data.Frame] = []
         if photos and sets:
             frames += board_data.photo_frames(photos, sets)
-        for kind, count in (("scene", scenes), ("flat", flat), ("empty", empty)):
+        for kind, count in (("scene", scenes), ("hand", hands), ("flat", flat), ("empty", empty)):
             seeds = range(render_seed, render_seed + count)
             with click.progressbar(
                 board_data.cached(kind, seeds, cache), length=count, label=kind, file=sys.stderr

@@ -39,6 +39,7 @@ Image = NDArray[np.uint8]
 F32 = NDArray[np.float32]
 STORE_SIDE = 384  # longer side of a stored frame, pixels
 TEST_SEEDS_FROM = 1_000_000  # = companion.vision.scene.TEST_SEEDS_FROM (not imported: slow)
+HAND_SEEDS_FROM = 600_000  # hand scenes' seeds (validation scenes are 500000..; tests 10**6..)
 HELD_OUT_SETS = ("imago",)  # photo sets eval-finder --part held-out measures: never trained on
 SIGMA = 1.2  # corner peaks' spread in output cells
 GUESS_SIDE = 0.04  # a first guess's corner error (per axis, in board sides), as the proposals'
@@ -73,9 +74,9 @@ def _check_seed(seed: int) -> None:
         raise CompanionError(f"training seed {seed} is not in 0..{TEST_SEEDS_FROM - 1}")
 
 
-def scene_frame(seed: int) -> Frame:
+def scene_frame(seed: int, *, hand: bool | None = None) -> Frame:
     """A 3D-rendered photo (board size and frame shape drawn from the seed), rendered at the
-    stored size directly (rendering is the slow part)."""
+    stored size directly (rendering is the slow part); ``hand`` pins that factor."""
     from companion.vision.scene import render_scene
 
     _check_seed(seed)
@@ -83,8 +84,19 @@ def scene_frame(seed: int) -> Frame:
     size = int(rng.choice([19, 19, 13, 9]))
     aw, ah = _FRAMES[int(rng.integers(0, len(_FRAMES)))]
     k = STORE_SIDE / max(aw, ah)
-    sc = render_scene(seed, size=size, width=round(aw * k), height=round(ah * k))
+    w, h = round(aw * k), round(ah * k)
+    if hand is None:
+        sc = render_scene(seed, size=size, width=w, height=h)
+    else:
+        sc = render_scene(seed, size=size, width=w, height=h, hand=hand)
     return Frame(sc.image, np.asarray(sc.corners[0], np.float64), size, f"scene {seed}")
+
+
+def hand_frame(seed: int) -> Frame:
+    """A 3D scene with a hand over the board pinned (seeds from :data:`HAND_SEEDS_FROM`):
+    the proposer fits hand scenes worse than others even on its own training frames (the
+    card), and a hand is drawn in only a fifth of the plain scenes."""
+    return scene_frame(HAND_SEEDS_FROM + seed, hand=True)
 
 
 def flat_frame(seed: int) -> Frame:
@@ -148,9 +160,11 @@ def photo_frames(root: str | Path, sets: Iterable[str]) -> list[Frame]:
 
 
 def cached(kind: str, seeds: Iterable[int], cache: str | Path) -> Iterator[Frame]:
-    """Frames of ``kind`` (scene, flat, empty) per seed, read from or written to
+    """Frames of ``kind`` (scene, hand, flat, empty) per seed, read from or written to
     ``cache/KIND-SEED.npz``."""
-    make = {"scene": scene_frame, "flat": flat_frame, "empty": empty_frame}[kind]
+    make = {"scene": scene_frame, "hand": hand_frame, "flat": flat_frame, "empty": empty_frame}[
+        kind
+    ]
     folder = Path(cache).expanduser()
     folder.mkdir(parents=True, exist_ok=True)
     for seed in seeds:

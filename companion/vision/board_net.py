@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -408,6 +409,56 @@ def edge_agrees(quad: Corners, n: int, edge: Corners) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`rescue` made of one refined proposal and size: ``why`` is ``"kept"`` or
+    the first bar it failed (``"unsure"``, ``"unsettled"``, ``"no outline"``, ``"weak"``),
+    so a "no board" can be traced to its cause."""
+
+    quad: Corners
+    n: int
+    why: str
+    weight: float  # the least corner map weight
+    evidence: float | None  # the judge's, asked only once the other bars are passed
+
+
+def verdicts(
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    edges: Sequence[Corners] | None = None,
+) -> list[Verdict]:
+    """Each proposal, refined for each size, judged by :func:`rescue`'s bars in turn (the
+    cheap ones first: the outlines are looked for, and the judge asked, only for a grid the
+    network is sure of and settled on)."""
+    pairs = [(quad, n) for quad in propose(small) for n in sizes if n >= 2]
+    if not pairs:
+        return []
+    out: list[Verdict] = []
+    for (_quad, n), (steps, weights) in zip(
+        pairs, refine_rounds(pyramid(small), pairs, rounds=POLISH_ROUNDS), strict=True
+    ):
+        quad = steps[-1]
+        if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(quad).all():
+            continue  # no corner network, or a patch off the map
+        least = float(weights.min())
+        if least < RESCUE_WEIGHT:
+            out.append(Verdict(quad, n, "unsure", least, None))
+            continue
+        if not _settled(steps, n):
+            out.append(Verdict(quad, n, "unsettled", least, None))
+            continue
+        if edges is None:  # only once the network is sure (most frames stop before)
+            edges = [edge for _solidity, edge in board_quads(small, limit=4)]
+        if not any(edge_agrees(quad, n, edge) for edge in edges):
+            out.append(Verdict(quad, n, "no outline", least, None))
+            continue
+        ev = judge(margin_distance(lab, quad, n), quad, n)
+        out.append(Verdict(quad, n, "kept" if ev >= RESCUE_EVIDENCE else "weak", least, ev))
+    return out
+
+
 def rescue(
     small: Image,
     lab: NDArray[np.float32],
@@ -420,8 +471,8 @@ def rescue(
 
     The network's word is not enough (on validation scenes it was as sure of a grid locked
     onto a board's wooden edge, five spacings off, as of right ones), so three things that
-    do not hang together by chance must agree: the corner network sure of all four corners
-    (each map's weight at least :data:`RESCUE_WEIGHT`) and settled after
+    do not hang together by chance must agree (:func:`verdicts`): the corner network sure of
+    all four corners (each map's weight at least :data:`RESCUE_WEIGHT`) and settled after
     :data:`POLISH_ROUNDS` rounds; a board outline found from its colour
     (:func:`companion.vision.board_edge.board_quads`) lying a margin beyond the grid on every
     side (:func:`edge_agrees`); and ``judge``'s evidence (the finder's: points standing out,
@@ -429,23 +480,8 @@ def rescue(
     the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the
     board outlines the caller already found (else found here, only once the network is sure).
     """
-    pairs = [(quad, n) for quad in propose(small) for n in sizes if n >= 2]
-    if not pairs:
+    kept = [v for v in verdicts(small, lab, sizes, judge, edges) if v.why == "kept"]
+    if not kept:
         return None
-    best: tuple[float, Corners, int] | None = None
-    for (_quad, n), (steps, weights) in zip(
-        pairs, refine_rounds(pyramid(small), pairs, rounds=POLISH_ROUNDS), strict=True
-    ):
-        quad = steps[-1]
-        if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(quad).all():
-            continue  # no corner network, or a patch off the map
-        if weights.min() < RESCUE_WEIGHT or not _settled(steps, n):
-            continue
-        if edges is None:  # only once the network is sure (most frames stop before)
-            edges = [edge for _solidity, edge in board_quads(small, limit=4)]
-        if not any(edge_agrees(quad, n, edge) for edge in edges):
-            continue
-        ev = judge(margin_distance(lab, quad, n), quad, n)
-        if ev >= RESCUE_EVIDENCE and (best is None or ev / 3 > best[0]):
-            best = (ev / 3, quad, n)
-    return best
+    best = max(kept, key=lambda v: v.evidence or 0.0)
+    return (best.evidence or 0.0) / 3, best.quad, best.n

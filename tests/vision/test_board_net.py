@@ -369,3 +369,43 @@ def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_eviden
     # the same grid and edge with evidence under the bar: refused
     weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
     assert board_net.rescue(small, lab, (19,), weak) is None
+
+
+def test_each_refused_grid_says_which_bar_it_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verdicts`` names the first bar each refined proposal failed, so a "no board" can be
+    traced: kept with the finder's judge, "weak" under the evidence bar, "no outline" with
+    the outline on the grid's outer lines, "unsure" when no map can be sure enough."""
+    from companion.vision.lattice import to_lab
+
+    small, truth, _k, judge = _blurred_missed_scene()
+    lab = to_lab(small)
+    right = [v for v in board_net.verdicts(small, lab, (19,), judge) if v.why == "kept"]
+    assert right and corner_error(right[0].quad, truth, 19) <= 0.25
+    assert right[0].evidence is not None and right[0].evidence >= board_net.RESCUE_EVIDENCE
+    weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
+    assert "weak" in {v.why for v in board_net.verdicts(small, lab, (19,), weak)}
+    on_lines = [right[0].quad.copy()]
+    assert "no outline" in {v.why for v in board_net.verdicts(small, lab, (19,), judge, on_lines)}
+    monkeypatch.setattr(board_net, "RESCUE_WEIGHT", 1.01)
+    assert {v.why for v in board_net.verdicts(small, lab, (19,), judge)} == {"unsure"}
+
+
+def test_hand_frames_are_scenes_with_a_hand_pinned_on_their_own_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``train-board --hands N`` adds scenes with a hand over the board (the proposer's worst
+    case), from seeds of their own, below the test seeds and apart from the validation ones."""
+    from companion.vision import board_data, scene
+
+    asked: list[tuple[int, object]] = []
+    real = scene.render_scene
+
+    def spy(seed: int, **kw: object) -> object:
+        asked.append((seed, kw.get("hand")))
+        return real(seed, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scene, "render_scene", spy)
+    frame = board_data.hand_frame(3)
+    assert asked == [(board_data.HAND_SEEDS_FROM + 3, True)]
+    assert frame.corners is not None and frame.corners.shape == (4, 2)
+    assert 500_060 <= board_data.HAND_SEEDS_FROM < board_data.TEST_SEEDS_FROM - 100_000

@@ -1,0 +1,108 @@
+"""finder_eval's yardsticks: a find judged by its corners where the truth has them, else by
+what a user needs of it, the stones read with the found grid."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.vision import finder_eval as fe
+from companion.vision.geometry import homography, project
+from companion.vision.photoset import LabelledPhoto, load_image, walk
+from tests.support.paths import shared_data
+
+
+def _gomrade(rel: str) -> LabelledPhoto:
+    root = shared_data("data/photos/gomrade")
+    (photo,) = [p for p in walk(root) if p.path.relative_to(root).as_posix() == rel]
+    return photo
+
+
+def _moved(corners: np.ndarray, n: int, dx: float, dy: float) -> np.ndarray:
+    """The grid ``corners`` moved by (dx, dy) spacings in its own coordinates."""
+    ends = np.array([(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], np.float64)
+    return project(homography(corners, n), ends + np.array([dx, dy]))
+
+
+@pytest.mark.parametrize(
+    ("right", "unknown", "wrong", "swaps", "ok"),
+    [
+        (361, 0, 0, 0, True),
+        (358, 3, 0, 0, True),  # 99.2 %: three unsure points are no lost board
+        (357, 4, 0, 0, False),  # 98.9 %
+        (358, 0, 3, 0, True),
+        (360, 0, 1, 1, False),  # a colour swap is the one error the tracker cannot survive
+    ],
+)
+def test_the_read_yardstick_wants_99_percent_right_and_no_swap(
+    right: int, unknown: int, wrong: int, swaps: int, ok: bool
+) -> None:
+    assert fe.ReadScore(361, right, unknown, wrong, swaps).ok is ok
+
+
+def test_a_grid_one_line_off_misreads_the_stones() -> None:
+    """On gomrade 2/67 (47 stones) the truth grid reads right and the grid one line over
+    does not: the read yardstick can fail."""
+    photo = _gomrade("2/67.jpg")
+    image = load_image(photo.path)
+    truth = np.array(photo.corners, np.float64)
+    good = fe.read_score(image, photo.size, photo.rows, truth)
+    assert good.ok, good
+    off = fe.read_score(image, photo.size, photo.rows, _moved(truth, photo.size, 1, 0))
+    assert not off.ok
+    assert off.wrong > 20
+
+
+def test_a_photo_without_corners_is_judged_by_its_read_and_the_old_way_beside_it() -> None:
+    """A corner-less copy whose stand-in truth (the old yardstick's) is 0.35 spacing off:
+    the old yardstick calls the find lost, the read finds every stone."""
+    photo = _gomrade("3/31.jpg")
+    image = load_image(photo.path)
+    truth = np.array(photo.corners, np.float64)
+    ref = _moved(truth, photo.size, 0.35, 0)
+    case = fe.Case("imago-like +blur", "31", image, photo.size, None, photo.rows, ref)
+    out = fe.evaluate_case(case, size_given=True)
+    assert out.read is not None and out.read.ok
+    assert out.found
+    assert out.found_old is False
+    assert out.error is not None and out.error > 0.25
+
+
+def test_with_truth_corners_the_corners_judge_and_the_read_is_shown(tmp_path: Path) -> None:
+    photo = _gomrade("3/31.jpg")
+    image = load_image(photo.path)
+    truth = np.array(photo.corners, np.float64)
+    case = fe.Case("gomrade", "31", image, photo.size, truth, photo.rows)
+    out = fe.evaluate_case(case, size_given=True, read_too=True)
+    assert out.found and out.found_old is None
+    assert out.read is not None and out.read.points == 361
+    assert fe.evaluate_case(case, size_given=True).read is None
+
+
+def test_eval_finder_prints_both_yardsticks_for_photos_without_corners(tmp_path: Path) -> None:
+    """A labelled photo with no corners file, as imago's are: its clean and blurred copies are
+    judged by their read, the old yardstick's count beside it, and the reads tabled."""
+    photo = _gomrade("3/31.jpg")
+    folder = tmp_path / "imago"
+    folder.mkdir()
+    shutil.copy(photo.path, folder / "31.jpg")
+    shutil.copy(photo.path.with_suffix(".txt"), folder / "31.txt")
+    args = ["eval-finder", "--renders", "0", "--alter", "blur", "--size-given"]
+    args += ["--photos", str(tmp_path)]
+    res = CliRunner().invoke(main, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    sets = {s["set"]: s for s in json.loads(res.stdout)["sets"]}
+    for name in ("imago (held out)", "imago (held out) +blur"):
+        assert sets[name]["boards"] == 1
+        assert sets[name]["found_old"] is not None
+        assert sets[name]["read"] == 1
+        assert sets[name]["points"] == 361
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "old" in text.stdout and "read with the found grid" in text.stdout
