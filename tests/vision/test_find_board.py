@@ -420,15 +420,15 @@ def _board_inpainted_away(image: np.ndarray, corners: Corners, size: int) -> np.
     return out
 
 
-@pytest.mark.parametrize("seed", [500001, 500017])
-def test_no_board_where_the_board_was_inpainted_away(seed: int) -> None:
-    """Validation scenes whose board, taken away, left an outline of smooth smear in which
-    the finder used to centre a grid (evidence 0.79-1.1 from chance standout on the
-    smear's shading): 500001's grid is no square any camera sees, 500017's points are
-    marked by neither lines nor stones."""
+@pytest.mark.parametrize(("seed", "kind"), [(16, "clean"), (3, "blur")])
+def test_no_board_where_the_board_was_inpainted_away(seed: int, kind: str) -> None:
+    """Tuning scenes whose board, taken away, leaves an outline of smooth smear in which the
+    finder used to centre a grid (evidence 0.95 and 1.14, from chance standout on the
+    smear's shading and stray strokes): scene 16's points are marked by neither lines nor
+    stones, scene 3's blurred grid is no square any camera sees."""
     from companion.vision.finder_eval import scene_cases
 
-    case = next(scene_cases([seed], []))
+    case = list(scene_cases([seed], [] if kind == "clean" else [kind]))[-1]  # clean first
     assert case.corners is not None
     image = _board_inpainted_away(case.image, case.corners, case.size)
     with pytest.raises(BoardNotFound):
