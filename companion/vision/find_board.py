@@ -463,6 +463,8 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
     token = _MEMO.set({})
     try:
         score, corners, n = _search(image, size)
+    except BoardNotFound:
+        raise
     except VisionError as exc:
         # a degenerate candidate deep in the search (corners with no area): no board,
         # never a traceback

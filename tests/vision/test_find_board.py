@@ -193,8 +193,10 @@ def test_stacked_pair_still_found() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_no_board_on_cloth_is_a_clear_error(seed: int) -> None:
-    with pytest.raises(BoardNotFound, match="no board"):
+    with pytest.raises(BoardNotFound, match="no board") as caught:
         find_board(cloth((720, 1280), seed))
+    # said once: the search's own "no board" is not wrapped in a second one
+    assert str(caught.value).count("no board found") == 1
 
 
 def test_plain_rectangle_is_not_a_board() -> None:
