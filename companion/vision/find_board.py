@@ -24,7 +24,9 @@ How (classic OpenCV):
    (:mod:`companion.vision.board_edge`) and a lattice centred in it is fitted to whatever
    marks the points, lines or stones (:mod:`companion.vision.lattice`); the spacing relative to
    the board gives the size. The grid is slid onto the lattice, snapped to the crossings when
-   enough show, and kept only if most of its points stand out from the board's colour.
+   enough show, and kept only on enough evidence (points standing out from the board's
+   colour, lines, crossings), if it is a square a camera can see and if lines or stones
+   mark its points (a smooth patch of colour in an outline reaches that evidence by chance).
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
