@@ -76,7 +76,7 @@ SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge 
 MIN_EVIDENCE = 0.75  # evidence (0..3) below which a grid in a board's edge is no board
 SQUARE_TOL = 0.05  # :func:`squareness` up to which a grid can be a square board (right: <= 0.03)
 LINES_SEEN = 0.25  # a grid's line score from which lines mark its points...
-MARKS_SEEN = 3.0  # ...or else this much :func:`marks` (stones): a smooth patch has about 0
+MARKS_SEEN = 8.0  # ...or else this much :func:`marks` (stones; boards 19-48, patches under 5)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 

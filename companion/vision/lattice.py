@@ -151,16 +151,17 @@ def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
 
 def marks(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
     """How much further from the board's colour the grid's points are than its cell
-    centres: the medians' difference, in ``dist``'s units (Lab).
+    centres: the difference of their 90th percentiles, in ``dist``'s units (Lab).
 
-    Stones and line crossings sit on the points, so on a board this is well above zero
-    (lines alone move it little: they are thin); on a smooth patch of colour with no board
-    (a tray, a cloth's plain stripe) it is about zero, whatever :func:`standout` makes of
-    the patch's slow shading (which points and cell centres alike follow)."""
+    Stones sit on the points, so on a board with stones on a tenth of its points or more
+    this is large (a stone is far from the board's colour); on a smooth patch of colour with
+    no board (a tray, a cloth's plain stripe) points and cell centres follow the same slow
+    shading and it is about zero, whatever :func:`standout` makes of that shading. The 90th
+    percentile, not the median: a sparse board's median point is an empty one."""
     point, centre = _samples(dist, corners, n)
     if not (np.isfinite(point).any() and np.isfinite(centre).any()):
         return 0.0
-    return float(np.nanmedian(point) - np.nanmedian(centre))
+    return float(np.nanpercentile(point, 90) - np.nanpercentile(centre, 90))
 
 
 def refine(dist: NDArray[np.float32], corners: Corners, n: int) -> Corners:
