@@ -76,7 +76,8 @@ SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge 
 MIN_EVIDENCE = 0.75  # evidence (0..3) below which a grid in a board's edge is no board
 SQUARE_TOL = 0.05  # :func:`squareness` up to which a grid can be a square board (right: <= 0.03)
 LINES_SEEN = 0.25  # a grid's line score from which lines mark its points...
-MARKS_SEEN = 8.0  # ...or else this much :func:`marks` (stones; boards 19-48, patches under 5)
+MARKS_SEEN = 3.0  # ...or else this much :func:`marks` of the median (stones on half the points)
+SOME_MARKS_SEEN = 8.0  # ...or this much of the upper tenth (stones on a tenth of them)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
@@ -668,7 +669,7 @@ def _marked(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n: 
     :func:`evidence`, which a smooth patch with no board reaches)."""
     if guess_size(bh, quad, (n,))[1] >= LINES_SEEN:
         return True
-    return marks(dist, quad, n) >= MARKS_SEEN
+    return marks(dist, quad, n) >= MARKS_SEEN or marks(dist, quad, n, 0.1) >= SOME_MARKS_SEEN
 
 
 def _locate(

@@ -149,19 +149,22 @@ def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
     return float(stands[ok].mean())
 
 
-def marks(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
+def marks(dist: NDArray[np.float32], corners: Corners, n: int, share: float = 0.5) -> float:
     """How much further from the board's colour the grid's points are than its cell
-    centres: the difference of their 90th percentiles, in ``dist``'s units (Lab).
+    centres: the difference of their ``1 - share`` quantiles, in ``dist``'s units (Lab).
 
-    Stones sit on the points, so on a board with stones on a tenth of its points or more
+    Stones sit on the points, so on a board with stones on ``share`` of its points or more
     this is large (a stone is far from the board's colour); on a smooth patch of colour with
     no board (a tray, a cloth's plain stripe) points and cell centres follow the same slow
-    shading and it is about zero, whatever :func:`standout` makes of that shading. The 90th
-    percentile, not the median: a sparse board's median point is an empty one."""
+    shading and it is about zero, whatever :func:`standout` makes of that shading. The
+    median (``share`` 0.5) misses a sparse board (its median point is an empty one); the
+    upper tenth (0.1) misses a board a hand covers a tenth of (the hand lifts the cells'
+    upper tenth too): :func:`find_board` asks both."""
     point, centre = _samples(dist, corners, n)
     if not (np.isfinite(point).any() and np.isfinite(centre).any()):
         return 0.0
-    return float(np.nanpercentile(point, 90) - np.nanpercentile(centre, 90))
+    q = 100.0 * (1.0 - share)
+    return float(np.nanpercentile(point, q) - np.nanpercentile(centre, q))
 
 
 def refine(dist: NDArray[np.float32], corners: Corners, n: int) -> Corners:

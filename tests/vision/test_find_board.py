@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from companion.cli import main
 from companion.errors import BoardNotFound
 from companion.vision.board_edge import board_quads
-from companion.vision.find_board import MARKS_SEEN, find_board, find_boards
+from companion.vision.find_board import MARKS_SEEN, SOME_MARKS_SEEN, find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
 from companion.vision.geometry import Corners
 from companion.vision.lattice import (
@@ -444,7 +444,9 @@ def test_marks_are_stones_and_crossings_not_a_smooth_patch() -> None:
     lab = to_lab(r.image)
     dist = distance_map(lab, margin_colour(lab, board_quads(r.image, limit=1)[0][1]))
     assert marks(dist, r.corners[0], 13) > 10.0
+    assert marks(dist, r.corners[0], 13, 0.1) > 10.0
     yy, xx = np.mgrid[0:480, 0:640].astype(np.float32)
     smooth = 20.0 + 15.0 * np.exp(-((xx - 320) ** 2 + (yy - 240) ** 2) / 200.0**2)
     grid = np.array([[160.0, 100.0], [480.0, 100.0], [480.0, 380.0], [160.0, 380.0]])
-    assert abs(marks(smooth.astype(np.float32), grid, 9)) < MARKS_SEEN / 2
+    for share, bar in ((0.5, MARKS_SEEN), (0.1, SOME_MARKS_SEEN)):
+        assert abs(marks(smooth.astype(np.float32), grid, 9, share)) < bar / 2
