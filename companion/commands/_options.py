@@ -139,6 +139,18 @@ model_option = click.option(
 )
 
 
+def need_game_records() -> None:
+    """Refuse to render evaluation or training scenes without the real game records
+    (:func:`companion.vision.scene.positions.require_games`): the same seeds would render
+    other pictures, and the figures would silently stop being comparable."""
+    from companion.vision.scene.positions import require_games
+
+    try:
+        require_games()
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def net_reader(stone_reader: str | None, stone_model: StoneModel | None) -> str | None:
     """The reader asked for, given ``--model``: weights are read by the net reader, so a
     model with ``--reader classic`` is a usage error and a model alone picks ``net``."""

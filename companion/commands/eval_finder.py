@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from companion.commands._options import need_game_records
 from companion.errors import CompanionError
 
 
@@ -69,7 +70,8 @@ def _alterations(text: str) -> list[str]:
     default="../shared/data/games",
     show_default=True,
     type=click.Path(file_okay=False),
-    help="Real games whose positions are rendered (random positions if absent).",
+    help="Real games whose positions the flat renderer draws (the 3D scenes find them as"
+    " train-reader does: $COMPANION_GAMES or ../shared/data/games).",
 )
 @click.option(
     "--speed",
@@ -105,6 +107,14 @@ def command(
         p: _first_seed(part if first_seed is not None else p, first_seed, renders) for p in parts
     }
     games = Path(games_dir)
+    if renders and renderer == "scene":
+        need_game_records()
+    elif renders and not games.is_dir():
+        raise click.BadParameter(
+            f"{games}: no game records here; the renders' positions would be random ones, not"
+            " the ones their seeds name",
+            param_hint="--games",
+        )
     positions = (
         {n: fe.game_positions(games, n) for n in (9, 19)}
         if games.is_dir() and renders and renderer == "flat"

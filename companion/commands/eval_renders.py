@@ -12,7 +12,13 @@ from collections import Counter
 
 import click
 
-from companion.commands._options import StoneModel, model_option, net_reader, reader_option
+from companion.commands._options import (
+    StoneModel,
+    model_option,
+    need_game_records,
+    net_reader,
+    reader_option,
+)
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wood", 19, {}),
@@ -75,6 +81,7 @@ def command(
     if first_seed is not None and not factors:
         raise click.UsageError("--first-seed goes with --factors")
     if factors:
+        need_game_records()
         _by_factor(factors, reader, first_seed, model, name)
         return
     from companion.vision.render import random_position, render_board

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from companion.commands._options import need_game_records
+
 TEST_SEEDS_FROM = 1_000_000
 MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
 #: Where each stage's weights go by default: the proposer, then the corner network.
@@ -96,6 +98,8 @@ def command(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
         )
+    if scenes:
+        need_game_records()
     try:
         import torch  # noqa: F401
     except ImportError:

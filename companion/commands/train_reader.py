@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from companion.commands._options import scenes_option
+from companion.commands._options import need_game_records, scenes_option
 from companion.vision.scene import TEST_SEEDS_FROM
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vision" / "models" / "stones.onnx"
@@ -180,6 +180,8 @@ def load_items(
             f" then {', '.join(list(EXTRA_SCENES)[1:])} seeds)",
             param_hint="--renders",
         )
+    if renders or flat or any(counts.values()):
+        need_game_records()
     items: list[Item] = []
     if photos:
         with click.progressbar(length=1, label="photos", file=sys.stderr) as bar:

@@ -9,7 +9,8 @@ Two readers, chosen by name (:data:`READERS`; a calibration profile's ``reader``
   :mod:`companion.vision.stone_bands` turns those cues into black, white, empty or ``?``;
   :mod:`companion.vision.stone_offset` measures where stones show in an oblique view.
 - ``net``: the learned classifier (:mod:`companion.vision.stone_net`) runs over each grid's
-  *board view* (the board rectified by its corners, cut with one precomputed remap) and keeps a
+  *board view* (the board rectified by its corners, cut with one precomputed remap), looks
+  again at unsure grid spots (turned, and re-cut where a stone's top leans) and keeps a
   reading only where its calibrated confidence clears the bar. Covered spots (a hand, its
   fourth class) read ``?``, and so do the spots around a patch of covered ones.
 
@@ -52,7 +53,7 @@ from companion.vision.stone_cues import (
     _low,
     check_image,
 )
-from companion.vision.stone_net import CONFIDENT, Cutter, StoneNet, decide
+from companion.vision.stone_net import CONFIDENT, Cutter, StoneNet, decide, lean_shifts
 from companion.vision.stone_offset import STONE_RADIUS, estimate_offset
 
 __all__ = [
@@ -239,6 +240,11 @@ class NetReader(StoneReader):
             else Cutter.patches(r.H, r.points, r.scale, self.image_size)
             for r in self.regions
         ]
+        # where each grid's stone tops lean (the second look's re-cut patches): fixed per view
+        self._leans = [
+            lean_shifts(r.H, r.shape[1], r.shape[0]) if r.shape is not None else ()
+            for r in self.regions
+        ]
         self.net = net or StoneNet()
 
     def _classify(self, image: Image) -> tuple[list[str], NDArray[np.float64], dict[str, object]]:
@@ -258,9 +264,10 @@ class NetReader(StoneReader):
         views = self.views(image)
         assert self.net is not None  # set in __init__
         out = np.empty((self.n, 4), dtype=np.float32)
-        for view, region in zip(views, self.regions, strict=True):
+        for view, region, lean in zip(views, self.regions, self._leans, strict=True):
             if region.shape is not None:
                 p = self.net.grid(view, region.shape[1], region.shape[0])
+                p = self.net.second_look(view, p, lean)
             else:
                 p = self.net.patches(view)
             out[np.asarray(region.spots, dtype=np.int64)] = p

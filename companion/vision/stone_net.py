@@ -13,12 +13,16 @@ OpenCV is needed at run time.
 Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
 anything that is not a board point or a stone), temperature-scaled on held-out data when the
 weights were made, from the view and the view turned half round (:data:`VIEWS`). Covered, or
-below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`).
+below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`). A
+spot below :data:`LOOK` gets a second look first (:meth:`StoneNet.second_look`): its patch
+turned a quarter round both ways and, from an oblique camera, re-cut towards where its own
+stone's top leans (:func:`lean_shifts`).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 
@@ -47,11 +51,66 @@ VIEWS = 2
 # ... and a board class that is the likeliest, more likely than not, and at least this share of
 # the board classes' probability is read too (see decide). Chosen on the same tuning renders.
 BOARD_SHARE = 0.99
+# Second look (StoneNet.second_look): a grid spot whose likeliest class is below LOOK is read
+# again from its patch turned a quarter round each way and re-cut LEAN_STEPS view pixels (times
+# the cotangent of the camera's elevation, at most LEAN_MAX) away from the camera, where a tall
+# stone's top shows; the readings' geometric mean with the first two replaces its reading.
+# Chosen on the tuning renders (MODEL_CARD.md "Second look").
+LOOK = 0.99
+LEAN_STEPS = (1.5, 3.0)  # at 45 degrees: about half and all of a stone top's lean
+LEAN_MAX = 4.0  # half a spacing
 
 
 def view_size(width: int, height: int) -> tuple[int, int]:
     """Pixel (width, height) of the view of a ``width`` x ``height`` grid."""
     return PATCH + PX * (width - 1), PATCH + PX * (height - 1)
+
+
+def lean_shifts(H: NDArray[np.float64], width: int, height: int) -> tuple[tuple[int, int], ...]:
+    """View-pixel shifts (dx, dy) of the second look's re-cut patches: :data:`LEAN_STEPS` times
+    the cotangent of the camera's elevation, along the direction in which the board goes away
+    from the camera, at most :data:`LEAN_MAX` pixels; none from straight above.
+
+    A stone's top stands above its point, so from a low camera it shows beyond the point, away
+    from the camera (by its height times the cotangent of the elevation), while the top of the
+    stone in front leans over the point itself: on the tuning renders most black/white swaps
+    are a stone read as the colour of the stone in front of it. The image's third homogeneous
+    coordinate is the depth along the optical axis (up to scale), linear on the board: its
+    gradient is the way away from the camera, one direction for the whole board (the true lean
+    fans out from the camera's foot; close enough). The elevation's sine is how much a step
+    that way shrinks in the image against a step across, at the board's centre (square cells
+    assumed; a board's cells, 22 x 23.7 mm, make it read a few degrees steep: a shorter shift).
+    """
+    mid = np.array([(width - 1) / 2.0, (height - 1) / 2.0, 1.0])
+    corners = np.array(
+        [[0, 0, 1], [width - 1, 0, 1], [width - 1, height - 1, 1], [0, height - 1, 1]], float
+    )
+    sign = 1.0 if float(mid @ H[2]) > 0 else -1.0
+    away = sign * H[2, :2]
+    if np.any(corners @ H[2] * sign <= 0) or not np.all(np.isfinite(H)):
+        return ()
+    grad = float(np.linalg.norm(away))
+    if grad < 1e-12:
+        return ()
+    d = away / grad
+    q = H @ mid
+    jac = (H[:2, :2] * q[2] - np.outer(q[:2], H[2, :2])) / q[2] ** 2  # d(pixel) / d(board)
+    along = float(np.linalg.norm(jac @ d))
+    across = float(np.linalg.norm(jac @ np.array([-d[1], d[0]])))
+    sine = along / across if across > 0 else 1.0
+    if sine >= 1.0:
+        return ()
+    cot = float(np.sqrt(1.0 - sine * sine) / max(sine, 1e-6))
+    out: list[tuple[int, int]] = []
+    for step in LEAN_STEPS:
+        v = step * cot * d
+        length = float(np.linalg.norm(v))
+        if length > LEAN_MAX:
+            v = v * (LEAN_MAX / length)
+        shift = (int(np.rint(v[0])), int(np.rint(v[1])))
+        if shift != (0, 0) and shift not in out:
+            out.append(shift)
+    return tuple(out)
 
 
 def view_homography(H: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -210,18 +269,24 @@ class StoneNet:
     """The ONNX network through ``cv2.dnn``; one instance per reader (nets are not thread-safe).
 
     ``views``: 2 (the default, :data:`VIEWS`) runs the network on the view as is and turned
-    half round and keeps the geometric mean of the two readings; 1 runs it once.
+    half round and keeps the geometric mean of the two readings; 1 runs it once. ``look``: the
+    bar below which :meth:`second_look` reads a spot again (0: never).
     """
 
-    def __init__(self, onnx: bytes | None = None, *, views: int = VIEWS) -> None:
+    def __init__(
+        self, onnx: bytes | None = None, *, views: int = VIEWS, look: float = LOOK
+    ) -> None:
         if views not in (1, 2):
             raise VisionError(f"views must be 1 or 2, not {views!r}")
+        if not 0.0 <= look <= 1.0:
+            raise VisionError(f"look must be between 0 and 1, not {look!r}")
         data = _packaged() if onnx is None else onnx
         try:
             self.net = cv2.dnn.readNetFromONNX(np.frombuffer(data, dtype=np.uint8))
         except cv2.error as exc:
             raise VisionError(f"the stone model cannot be loaded: {exc}") from exc
         self.views = views
+        self.look = look
 
     def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
         """Log-probabilities (log-softmax over the class axis) of a batch."""
@@ -258,12 +323,96 @@ class StoneNet:
         p = self._read(blob)  # (1, 4, height, width)
         return np.asarray(p[0].reshape(len(CLASSES), -1).T, dtype=np.float32)
 
+    def second_look(
+        self,
+        view: NDArray[np.uint8],
+        probs: NDArray[np.float32],
+        shifts: Sequence[tuple[int, int]] = (),
+    ) -> NDArray[np.float32]:
+        """``probs`` (from :meth:`grid` on ``view``) with every spot below :attr:`look` read again.
+
+        Each such spot's patch is read turned a quarter round each way and re-cut by each of
+        ``shifts`` (view pixels, :func:`lean_shifts`); the geometric mean of these readings and
+        the first two (weighted two) is its new reading. Both turns and shifts map every point
+        onto a point exactly (as the half turn does), so a spot's patch and the whole view
+        turned or shifted give it the same reading: few spots are read as patches, many as
+        whole views (the cheaper way for each). Only unsure spots change.
+        """
+        if self.look <= 0.0 or self.views != 2:
+            return probs
+        unsure = np.flatnonzero(probs.max(axis=1) < self.look)
+        if len(unsure) == 0:
+            return probs
+        height, width = (np.array(view.shape[:2]) - PATCH) // PX + 1
+        if len(unsure) * PATCH * PATCH < view.shape[0] * view.shape[1]:  # fewer pixels to read
+            more = self._looks_by_patch(view, unsure, width, shifts)
+        else:
+            more = self._looks_by_view(view, width, height, shifts)[unsure]
+        first = np.log(np.maximum(probs[unsure].astype(np.float64), 1e-12))
+        logp = (2.0 * first + more.sum(axis=1)) / (2 + more.shape[1])
+        e = np.exp(logp - logp.max(axis=1, keepdims=True))
+        out = probs.copy()
+        out[unsure] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def _looks_by_patch(
+        self,
+        view: NDArray[np.uint8],
+        spots: NDArray[np.intp],
+        width: int,
+        shifts: Sequence[tuple[int, int]],
+    ) -> NDArray[np.float64]:
+        """(len(spots), 2 + len(shifts), 4) log-probabilities of the spots' own patches."""
+        pad = max((max(abs(dx), abs(dy)) for dx, dy in shifts), default=0)
+        padded = _pad(view, pad)
+        windows = np.lib.stride_tricks.sliding_window_view(padded, (PATCH, PATCH, 3))[:, :, 0]
+        y, x = PX * (spots // width) + pad, PX * (spots % width) + pad
+        own = windows[y, x]  # (m, PATCH, PATCH, 3)
+        cuts = [np.rot90(own, 1, axes=(1, 2)), np.rot90(own, 3, axes=(1, 2))]
+        cuts += [windows[y + dy, x + dx] for dx, dy in shifts]
+        # side by side in one image, not a batch (cv2.dnn runs it about 1.5x faster): with valid
+        # convolutions and stride PX, output column (PATCH // PX) * k sees exactly patch k
+        row = np.concatenate(cuts).transpose(3, 1, 0, 2).reshape(3, PATCH, -1)
+        logp = self._run(np.ascontiguousarray(row[None], dtype=np.float32))[0, :, 0, :: PATCH // PX]
+        out = logp.T.astype(np.float64)
+        return out.reshape(len(cuts), len(spots), len(CLASSES)).transpose(1, 0, 2)
+
+    def _looks_by_view(
+        self, view: NDArray[np.uint8], width: int, height: int, shifts: Sequence[tuple[int, int]]
+    ) -> NDArray[np.float64]:
+        """(height * width, 2 + len(shifts), 4) log-probabilities from whole views."""
+        chw = view.transpose(2, 0, 1)
+        turned = np.stack([np.rot90(chw, 1, axes=(1, 2)), np.rot90(chw, 3, axes=(1, 2))])
+        out = self._run(np.ascontiguousarray(turned, dtype=np.float32))
+        maps = [np.rot90(out[0], -1, axes=(1, 2)), np.rot90(out[1], -3, axes=(1, 2))]
+        if shifts:
+            pad = max(max(abs(dx), abs(dy)) for dx, dy in shifts)
+            padded = _pad(view, pad).transpose(2, 0, 1)
+            vh, vw = view.shape[:2]
+            moved = np.stack(
+                [padded[:, pad + dy : pad + dy + vh, pad + dx : pad + dx + vw] for dx, dy in shifts]
+            )
+            maps += list(self._run(np.ascontiguousarray(moved, dtype=np.float32)))
+        both = np.stack([m.reshape(len(CLASSES), height * width).T for m in maps], axis=1)
+        return np.asarray(both, dtype=np.float64)
+
     def patches(self, stack: NDArray[np.uint8]) -> NDArray[np.float32]:
         """(n, 4) class probabilities from ``n`` patches stacked vertically."""
         n = stack.shape[0] // PATCH
         blob = stack.reshape(n, PATCH, PATCH, 3).transpose(0, 3, 1, 2).astype(np.float32)
         p = self._read(np.ascontiguousarray(blob))
         return np.asarray(p.reshape(n, len(CLASSES)), dtype=np.float32)
+
+
+def _pad(view: NDArray[np.uint8], pad: int) -> NDArray[np.uint8]:
+    """``view`` with ``pad`` pixels of :data:`BLANK` around it (what lies beyond a grid's view
+    is blank anyway)."""
+    if pad == 0:
+        return view
+    return np.asarray(
+        cv2.copyMakeBorder(view, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(BLANK,) * 3),
+        dtype=np.uint8,
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -308,6 +457,9 @@ __all__ = [
     "BOARD_SHARE",
     "CLASSES",
     "EMPTY",
+    "LEAN_MAX",
+    "LEAN_STEPS",
+    "LOOK",
     "PATCH",
     "PX",
     "VIEWS",
@@ -315,5 +467,6 @@ __all__ = [
     "Cutter",
     "StoneNet",
     "decide",
+    "lean_shifts",
     "outside_outline",
 ]

@@ -460,3 +460,45 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
     assert res.exit_code == 1 and "no saved model without b/two" in res.output
     res = CliRunner().invoke(main, ["eval-photos", str(folder), "--save-models", str(saved)])
     assert res.exit_code == 2 and "go with --leave-one-out" in res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval-renders", "--factors", "1"],
+        ["eval-finder", "--renders", "1", "--photos", "/nonexistent", "--alter", ""],
+        ["train-board", "--scenes", "1"],
+    ],
+)
+def test_scene_evaluations_refuse_to_run_without_the_game_records(
+    monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """Without the real records every scene would be a random playout: other pictures under
+    the same seeds, so the command stops with a clear message instead of a figure that only
+    looks comparable (a copy of the code away from ../shared once did just that)."""
+    from companion.vision.scene import positions
+
+    monkeypatch.setattr(positions, "games_dir", lambda: None)
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 1, res.output
+    assert "game records are not found" in res.output and "Traceback" not in res.output
+
+
+def test_flat_finder_renders_refuse_a_missing_games_folder(tmp_path: Path) -> None:
+    cmd = ["eval-finder", "--renderer", "flat", "--renders", "1", "--photos", "/nonexistent"]
+    res = CliRunner().invoke(main, [*cmd, "--games", str(tmp_path / "none")])
+    assert res.exit_code == 2 and "no game records here" in res.output
+
+
+def test_training_items_refuse_renders_without_the_game_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import click
+
+    from companion.commands import train_reader as tr
+    from companion.vision.scene import positions
+
+    monkeypatch.setattr(positions, "games_dir", lambda: None)
+    with pytest.raises(click.ClickException, match="game records are not found"):
+        tr.load_items(None, 1, 0, None)
+    assert tr.load_items(None, 0, 0, None) == []  # nothing rendered: nothing needed

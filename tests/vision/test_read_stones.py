@@ -90,3 +90,29 @@ def test_the_net_reader_needs_no_offset_model() -> None:
     r = render_board(ROWS, size=9, seed=3, tilt=35)
     net = read_board(r.image, r.corners[0], 9, reader="net")
     assert net.extra["offset"] == {"a": 0.0, "b": [0.0, 0.0]}
+
+
+def test_the_net_reader_looks_again_where_stone_tops_lean() -> None:
+    """A board seen from a camera beyond its last row (the far side narrower): the net reader's
+    probabilities are the network's, unsure spots read again with the patches re-cut up the
+    view (away from the camera) by the grid's lean; sure spots keep their first reading."""
+    import numpy as np
+
+    from companion.vision.stone_net import LOOK, StoneNet, lean_shifts
+
+    corners = [[470.0, 170.0], [810.0, 170.0], [930.0, 620.0], [350.0, 620.0]]
+    r = render_board(ROWS, size=9, seed=6, corners=corners)
+    size = (r.image.shape[1], r.image.shape[0])
+    region = Region.grid(r.corners[0], 9)
+    lean = lean_shifts(region.H, 9, 9)
+    assert lean and all(dy < 0 for _, dy in lean)
+    reader = StoneReader([region], size, reader="net")
+    plain = StoneReader([region], size, reader="net", net=StoneNet(look=0.0))
+    (view,) = reader.views(r.image)
+    first = plain.probabilities(r.image)
+    got = reader.probabilities(r.image)
+    assert reader.net is not None
+    assert np.allclose(got, reader.net.second_look(view, first, lean), atol=1e-6)
+    sure = first.max(axis=1) >= LOOK
+    assert np.array_equal(got[sure], first[sure])
+    assert not sure.all() and not np.array_equal(got[~sure], first[~sure])

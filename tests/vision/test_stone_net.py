@@ -19,6 +19,7 @@ from companion.vision.stone_net import (
     Cutter,
     StoneNet,
     decide,
+    lean_shifts,
     outside_outline,
     view_size,
 )
@@ -130,6 +131,86 @@ def test_two_views_read_a_half_turned_board_as_the_board_turned() -> None:
     assert np.allclose(two.patches(stack), p[[0, 10]], atol=1e-4)  # patches read alike
     with pytest.raises(VisionError, match="views"):
         StoneNet(views=3)
+
+
+def _second_look_by_hand(
+    view: np.ndarray, first: np.ndarray, shifts: tuple[tuple[int, int], ...]
+) -> np.ndarray:
+    """What the second look should give every spot, one patch at a time: the geometric mean
+    of the first reading (weighted two: it is two readings) and single readings of the patch
+    turned a quarter round each way and re-cut by each shift."""
+    one = StoneNet(views=1)
+    pad = 4
+    padded = cv2.copyMakeBorder(view, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(BLANK,) * 3)
+    width = (view.shape[1] - PATCH) // PX + 1
+    out = []
+    for i, p in enumerate(first):
+        y, x = PX * (i // width) + pad, PX * (i % width) + pad
+        own = padded[y : y + PATCH, x : x + PATCH]
+        cuts = [np.rot90(own, 1), np.rot90(own, 3)]
+        cuts += [padded[y + dy : y + dy + PATCH, x + dx : x + dx + PATCH] for dx, dy in shifts]
+        logp = np.log(one.patches(np.ascontiguousarray(np.concatenate(cuts)))).sum(axis=0)
+        total = (2 * np.log(p.astype(np.float64)) + logp) / (2 + len(cuts))
+        e = np.exp(total - total.max())
+        out.append(e / e.sum())
+    return np.array(out)
+
+
+def test_the_second_look_reads_unsure_spots_again_turned_and_re_cut() -> None:
+    """Every spot below the bar takes the geometric mean of its first reading and its patch
+    turned a quarter round both ways and re-cut by the lean shifts; the others keep their
+    reading. Many unsure spots are read as whole turned and shifted views, a few as patches:
+    both give what each patch alone gives."""
+    r = render_board(ROWS, size=9, seed=7, tilt=25)
+    h, w = r.image.shape[:2]
+    view = Cutter.grid(homography(r.corners[0], 9), 9, 9, (w, h))(r.image)
+    shifts = ((0, -2), (1, -3))
+    first = StoneNet(look=0.0).grid(view, 9, 9)
+    by_hand = _second_look_by_hand(view, first, shifts)
+    assert np.allclose(StoneNet(look=1.0).second_look(view, first, shifts), by_hand, atol=1e-4)
+    bar = float(np.sort(first.max(axis=1))[2]) + 1e-6  # the three least sure: read as patches
+    unsure = first.max(axis=1) < bar
+    assert unsure.sum() == 3
+    got = StoneNet(look=bar).second_look(view, first, shifts)
+    assert np.allclose(got[unsure], by_hand[unsure], atol=1e-4)
+    assert np.array_equal(got[~unsure], first[~unsure])
+    assert np.abs(got[unsure] - first[unsure]).max() > 1e-4  # it did look again
+    assert np.array_equal(StoneNet(look=0.0).second_look(view, first, shifts), first)
+    assert np.array_equal(StoneNet(views=1).second_look(view, first, shifts), first)
+    with pytest.raises(VisionError, match="look"):
+        StoneNet(look=1.5)
+
+
+def _seen_from(elevation: float, azimuth: float = 0.0, size: int = 19) -> np.ndarray:
+    """The homography of a ``size`` board (one unit per spacing) seen by a pinhole camera 40
+    spacings from its centre, ``elevation`` degrees above the table, from beyond the last row
+    (``azimuth`` 0) or turned that many degrees round the board."""
+    centre = np.array([(size - 1) / 2, (size - 1) / 2, 0.0])
+    e, a = np.radians(elevation), np.radians(azimuth)
+    towards = np.array([np.sin(a) * np.cos(e), np.cos(a) * np.cos(e), np.sin(e)])
+    camera = centre + 40.0 * towards
+    forward = -towards
+    right = np.array([np.cos(a), -np.sin(a), 0.0])
+    down = np.cross(right, forward)
+    pts = np.array([[0, 0, 0], [size - 1, 0, 0], [size - 1, size - 1, 0], [0, size - 1, 0]])
+    rel = pts - camera
+    px = 900 * np.stack([rel @ right, rel @ down], axis=1) / (rel @ forward)[:, None] + 640
+    return homography(px, size)
+
+
+def test_stone_tops_are_looked_for_away_from_the_camera_the_further_the_lower_it_is() -> None:
+    """From straight above nothing leans; from a camera beyond the last row, tops lean towards
+    the first (up the view), more the lower the camera; turned round the board, the lean
+    turns with it. At 45 degrees the steps are LEAN_STEPS (1.5 and 3 pixels, rounded)."""
+    assert lean_shifts(_seen_from(90.0), 19, 19) == ()
+    assert lean_shifts(_seen_from(45.0), 19, 19) == ((0, -2), (0, -3))
+    low, high = lean_shifts(_seen_from(30.0), 19, 19), lean_shifts(_seen_from(65.0), 19, 19)
+    assert all(dx == 0 and dy < 0 for dx, dy in low + high)
+    assert [-dy for _, dy in high] < [-dy for _, dy in low]
+    assert max(np.hypot(dx, dy) for dx, dy in lean_shifts(_seen_from(10.0), 19, 19)) <= 4.0
+    side = lean_shifts(_seen_from(45.0, azimuth=90.0), 19, 19)  # camera beyond the last column
+    assert side == ((-2, 0), (-3, 0))
+    assert lean_shifts(np.full((3, 3), np.nan), 19, 19) == ()
 
 
 def test_the_bundled_model_reads_a_rendered_board() -> None:

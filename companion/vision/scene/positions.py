@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from sgfmill import boards, sgf, sgf_moves
 
+from companion.errors import VisionError
 from companion.games.go import BLACK, EMPTY, GoGame
 from companion.games.playout import random_move
 from companion.games.topology import grid, stacked
@@ -34,6 +35,24 @@ def games_dir() -> Path | None:
         Path(__file__).resolve().parents[4] / "shared" / "data" / "games",
     ]
     return next((c for c in candidates if c.is_dir()), None)
+
+
+def require_games() -> Path:
+    """:func:`games_dir`, or a clear error.
+
+    Without the real records every scene falls back to a random playout: the same seed then
+    renders a different picture, so a figure or a training set made so is not the one its
+    seeds name. Evaluations and trainings call this first; the demo and ``render-set`` do not
+    need the records.
+    """
+    root = games_dir()
+    if root is None:
+        raise VisionError(
+            "the real game records are not found (../shared/data/games from the working folder"
+            " or beside the repository, or $COMPANION_GAMES): rendered scenes would show random"
+            " playouts instead, not the scenes their seeds name"
+        )
+    return root
 
 
 @lru_cache(maxsize=8)
