@@ -24,7 +24,9 @@ How (classic OpenCV):
    (:mod:`companion.vision.board_edge`) and a lattice centred in it is fitted to whatever
    marks the points, lines or stones (:mod:`companion.vision.lattice`); the spacing relative to
    the board gives the size. The grid is slid onto the lattice, snapped to the crossings when
-   enough show, and kept only if most of its points stand out from the board's colour.
+   enough show, and kept only on enough evidence (points standing out from the board's
+   colour, lines, crossings), if it is a square a camera can see and if lines or stones
+   mark its points (a smooth patch of colour in an outline reaches that evidence by chance).
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
@@ -55,6 +57,7 @@ from companion.vision.lattice import (
     distance_map,
     fit_in_edge,
     margin_colour,
+    marks,
     squareness,
     standout,
     to_lab,
@@ -70,9 +73,11 @@ GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid wit
 SHARPEN = 3.0  # unsharp-mask gain for a second look at a blurred photo
 SURE_SCORE = 0.8  # grid-likeness from which the board's edge is not looked at
 SNAP_SHARE = 0.45  # crossings found (share of points) for a grid from the edge to snap to them
-MIN_EVIDENCE = 0.9  # evidence (0..3) below which a grid in a board's edge is no board...
-LOW_EVIDENCE = 0.75  # ...unless it has this much and can be a square seen by a camera
-SQUARE_TOL = 0.05  # :func:`squareness` up to which it can (a cloth's patch: 0.08 and more)
+MIN_EVIDENCE = 0.75  # evidence (0..3) below which a grid in a board's edge is no board
+SQUARE_TOL = 0.05  # :func:`squareness` up to which a grid can be a square board (right: <= 0.03)
+LINES_SEEN = 0.25  # a grid's line score from which lines mark its points...
+MARKS_SEEN = 3.0  # ...or else this much :func:`marks` of the median (stones on half the points)
+SOME_MARKS_SEEN = 8.0  # ...or this much of the upper tenth (stones on a tenth of them)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
@@ -644,15 +649,27 @@ def _from_edge(
             if ev2 < ev - 0.05:
                 break
             quad, ev = snapped, max(ev, ev2)
-        # evidence alone is no proof in 0.75-0.9 (a cloth's pattern reaches 0.8, the right
-        # grid of a thick or blurred board no more): there the grid must also be a square
-        # seen through a camera, which a patch of pattern seldom is
-        sure = ev >= MIN_EVIDENCE or (
-            ev >= LOW_EVIDENCE and squareness(quad, small.shape) <= SQUARE_TOL
+        # evidence alone is no proof: a cloth's pattern reaches 0.8, and a smooth patch of
+        # colour in an outline (a tray, a plain stripe) about 1 by chance (standout 0.5-0.7
+        # on its shading, a few crossings in its noise). A board's grid is also a square seen
+        # through a camera, which a patch of pattern seldom is, and something marks its points
+        # apart from its cells: lines on it, or stones
+        sure = (
+            ev >= MIN_EVIDENCE
+            and squareness(quad, small.shape) <= SQUARE_TOL
+            and _marked(dist, bh, quad, n)
         )
         if sure and (best is None or ev > best[0]):
             best = (ev, quad, n, dist)
     return best
+
+
+def _marked(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n: int) -> bool:
+    """Whether lines or stones mark the grid's points (not only the chance cues of
+    :func:`evidence`, which a smooth patch with no board reaches)."""
+    if guess_size(bh, quad, (n,))[1] >= LINES_SEEN:
+        return True
+    return marks(dist, quad, n) >= MARKS_SEEN or marks(dist, quad, n, 0.1) >= SOME_MARKS_SEEN
 
 
 def _locate(

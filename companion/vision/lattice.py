@@ -12,6 +12,7 @@ the mix of stones and empty points, and blur only lowers the contrast.
   board gives the size.
 - :func:`standout` scores any candidate grid: the share of points darker or brighter than the
   board, against the cell centres beside them.
+- :func:`marks` says whether anything (stones, crossings) marks the points apart from the cells.
 - :func:`squareness` says whether a grid can be a square seen through a camera at all.
 """
 
@@ -111,9 +112,12 @@ def _best_spacing(prof: NDArray[np.float64], n: int) -> float | None:
     return best if best_s > 0 else None
 
 
-def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
-    """Share of grid points further from the board's colour than their neighbouring cell
-    centres (0..1; about 0.5 for a grid that is not there)."""
+def _samples(
+    dist: NDArray[np.float32], corners: Corners, n: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """``dist`` (slightly blurred) at the grid's ``n`` x ``n`` points and at its
+    ``(n+1)`` x ``(n+1)`` cell centres, the half cells outside the outer lines included;
+    NaN where they fall off the image."""
     H = homography(corners, n)
     # sample points and cell centres on a (2n+1) half-spacing lattice from -0.5 to n - 0.5
     k = np.arange(2 * n + 1, dtype=np.float64) / 2 - 0.5
@@ -126,8 +130,13 @@ def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
     yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
     inside = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
     v = np.where(inside, blur[yi, xi], np.nan)
-    point = v[1::2, 1::2]  # n x n grid points
-    centre = v[0::2, 0::2]  # (n+1) x (n+1) cell centres, including the half cell outside
+    return v[1::2, 1::2], v[0::2, 0::2]
+
+
+def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
+    """Share of grid points further from the board's colour than their neighbouring cell
+    centres (0..1; about 0.5 for a grid that is not there)."""
+    point, centre = _samples(dist, corners, n)
     around = (centre[:-1, :-1] + centre[1:, :-1] + centre[:-1, 1:] + centre[1:, 1:]) / 4
     lowest = np.fmin(
         np.fmin(centre[:-1, :-1], centre[1:, 1:]), np.fmin(centre[1:, :-1], centre[:-1, 1:])
@@ -138,6 +147,24 @@ def standout(dist: NDArray[np.float32], corners: Corners, n: int) -> float:
     scale = float(np.nanmedian(np.abs(point - around))) + 1e-3
     stands = (point - around > 0.1 * scale) & (point > lowest)
     return float(stands[ok].mean())
+
+
+def marks(dist: NDArray[np.float32], corners: Corners, n: int, share: float = 0.5) -> float:
+    """How much further from the board's colour the grid's points are than its cell
+    centres: the difference of their ``1 - share`` quantiles, in ``dist``'s units (Lab).
+
+    Stones sit on the points, so on a board with stones on ``share`` of its points or more
+    this is large (a stone is far from the board's colour); on a smooth patch of colour with
+    no board (a tray, a cloth's plain stripe) points and cell centres follow the same slow
+    shading and it is about zero, whatever :func:`standout` makes of that shading. The
+    median (``share`` 0.5) misses a sparse board (its median point is an empty one); the
+    upper tenth (0.1) misses a board a hand covers a tenth of (the hand lifts the cells'
+    upper tenth too): :func:`find_board` asks both."""
+    point, centre = _samples(dist, corners, n)
+    if not (np.isfinite(point).any() and np.isfinite(centre).any()):
+        return 0.0
+    q = 100.0 * (1.0 - share)
+    return float(np.nanpercentile(point, q) - np.nanpercentile(centre, q))
 
 
 def refine(dist: NDArray[np.float32], corners: Corners, n: int) -> Corners:
