@@ -312,9 +312,9 @@ def _same_board(a: Corners, b: Corners, n: int) -> bool:
     """Whether two grids of ``n`` lines put every corner within :data:`SAME_BOARD` spacings of
     the other's (in any of the four turns: both run clockwise)."""
     qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    spacing = float(np.linalg.norm(np.diff(qa, axis=0, append=qa[:1]), axis=1).mean()) / (n - 1)
+    step = spacing(qa, n)
     worst = min(float(np.linalg.norm(np.roll(qb, k, axis=0) - qa, axis=1).max()) for k in range(4))
-    return worst < SAME_BOARD * spacing
+    return worst < SAME_BOARD * step
 
 
 Candidate = tuple[float, Corners, int, NDArray[np.float32]]

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.geometry import Corners, homography, project, spacing
 
 
 def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float]:
@@ -22,7 +22,7 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
     pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
     img_pts = project(H, pts)
     # local spacing in pixels for the search window
-    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+    sp = spacing(quad, n)
     r = max(2, round(float(sp * 0.3)))
     arm = max(3, round(float(sp * 0.45)))
     h, w = bh.shape
@@ -82,7 +82,7 @@ class Crossings:
     """Where lines cross both ways (an intersection, or a T at the edge) in a line response."""
 
     def __init__(self, bh: NDArray[np.uint8], quad: Corners, n: int) -> None:
-        sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+        sp = spacing(quad, n)
         arm = max(3, round(float(sp * 0.4)))
         bhf = bh.astype(np.float32)
         k = 2 * arm + 1
@@ -168,7 +168,7 @@ def corner_patch_refine(
     """
     H = homography(quad, n)
     out = np.asarray(quad, np.float64).copy()
-    sp = np.linalg.norm(np.diff(quad, axis=0, append=quad[:1]), axis=1).mean() / (n - 1)
+    sp = spacing(quad, n)
     if sp < 6:
         return out
     px = int(min(48, max(16, round(float(sp)))))  # top-view px per spacing

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound
 from companion.observation import TOKENS
+from companion.vision.geometry import spacing
 from companion.vision.photoset import LabelledPhoto, load_image
 from companion.vision.pipeline import Reading, read_photo
 from companion.vision.read_stones import DEFAULT_READER
@@ -136,8 +137,7 @@ def corner_error(
 ) -> float:
     """Worst corner distance in units of the mean grid spacing of the true corners."""
     t = np.asarray(list(truth), dtype=np.float64)
-    spacing = np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean() / (size - 1)
-    return float(np.linalg.norm(found - t, axis=1).max() / spacing)
+    return float(np.linalg.norm(found - t, axis=1).max() / spacing(t, size))
 
 
 def evaluate_photo(

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, CompanionError
 from companion.vision.find_board import find_board
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.geometry import Corners, homography, project, spacing
 from companion.vision.photoset import LabelledPhoto, load_image, walk
 from companion.vision.render import Light, Style, random_position, render_board
 
@@ -364,9 +364,8 @@ def corner_error(found: Corners, truth: Corners, size: int) -> float:
     """
     t = np.asarray(truth, np.float64)
     f = np.asarray(found, np.float64)
-    spacing = np.linalg.norm(np.diff(t, axis=0, append=t[:1]), axis=1).mean() / (size - 1)
     worst = min(float(np.linalg.norm(np.roll(f, k, axis=0) - t, axis=1).max()) for k in range(4))
-    return float(worst / spacing)
+    return float(worst / spacing(t, size))
 
 
 def evaluate_case(case: Case, *, size_given: bool, read_too: bool = False) -> Outcome:

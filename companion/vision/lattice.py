@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.geometry import Corners, homography, project, spacing
 
 Image = NDArray[np.uint8]
 PX = 12  # top-view pixels per grid spacing when scoring
@@ -123,7 +123,7 @@ def _samples(
     k = np.arange(2 * n + 1, dtype=np.float64) / 2 - 0.5
     gx, gy = np.meshgrid(k, k)
     pts = project(H, np.stack([gx, gy], axis=2))
-    sp = np.linalg.norm(np.diff(corners, axis=0, append=corners[:1]), axis=1).mean() / (n - 1)
+    sp = spacing(corners, n)
     blur = cv2.GaussianBlur(dist, (0, 0), max(0.6, 0.12 * float(sp)))
     h, w = dist.shape
     xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, CompanionError
 from companion.vision.geometry import homography, project
+from companion.vision.geometry import spacing as grid_spacing
 from companion.vision.stone_net import (
     BEYOND,
     CLASSES,
@@ -115,7 +116,7 @@ def prepare(
 
     ``also``: other corners of the same board (see :attr:`Item.also`), moved along."""
     c = np.asarray(corners, dtype=np.float64)
-    spacing = float(np.linalg.norm(np.diff(c, axis=0, append=c[:1]), axis=1).mean()) / (size - 1)
+    spacing = grid_spacing(c, size)
     margin = 3.0 * spacing
     h, w = image.shape[:2]
     x0 = int(max(0, np.floor(c[:, 0].min() - margin)))
@@ -194,8 +195,7 @@ def training_corners(
     """
     if given is None or found is None:
         return (found, None) if given is None else (given, None)
-    spacing = float(np.linalg.norm(np.diff(given, axis=0, append=given[:1]), axis=1).mean())
-    spacing /= size - 1
+    spacing = grid_spacing(given, size)
     off = np.linalg.norm(found - given, axis=1) / spacing
     return (found, given) if float(off.max()) <= CONFIRM else (given, None)
 
@@ -389,8 +389,7 @@ def augmented_window(
     if rng.random() < EDGE:
         c0 = int(rng.choice([0, n - k]))
     base = item.corners if item.also is None or rng.random() >= GIVEN_SHARE else item.also
-    spacing = float(np.linalg.norm(np.diff(base, axis=0, append=base[:1]), axis=1).mean())
-    spacing /= n - 1
+    spacing = grid_spacing(base, n)
     # corners off by up to ~0.3 spacing, as a hand-placed or found corner can be
     jitter = rng.normal(0.0, JITTER[0], (4, 2)) + rng.normal(0.0, JITTER[1], (1, 2))
     corners = base + np.clip(jitter, -JITTER[2], JITTER[2]) * spacing
