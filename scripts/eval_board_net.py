@@ -49,21 +49,9 @@ def _found(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) ->
 
 def _boardless(image: NDArray[np.uint8], corners: NDArray[np.float64], size: int) -> bool:
     """Whether the finder makes up a board in ``image`` with its board (and three spacings
-    round the grid) inpainted away from the surroundings."""
-    centre = corners.mean(axis=0)
-    big = centre + (corners - centre) * (1 + 6.0 / (size - 1))
-    k = 320 / max(image.shape[:2])
-    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-    mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(big * k).astype(np.int32), (255,))
-    fill = cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA)
-    fill = cv2.resize(fill, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
-    full = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillConvexPoly(full, np.round(big).astype(np.int32), (255,))
-    empty = image.copy()
-    empty[full > 0] = fill[full > 0]
+    round the grid) inpainted away from the surroundings (:func:`finder_eval.without_board`)."""
     try:
-        find_board(empty)
+        find_board(fe.without_board(image, corners, size))
     except BoardNotFound:
         return False
     return True

@@ -169,6 +169,26 @@ def with_cloth(image: Image, corners: Corners, size: int, seed: int) -> Image:
     return out
 
 
+def without_board(image: Image, corners: Corners, size: int) -> Image:
+    """``image`` with its board, and three spacings round the grid, filled in from the
+    surroundings (OpenCV's inpainting on a 320-pixel copy): the table or cloth is left, with a
+    smooth smear where the board was. A frame that must give "no board" yet looks like the
+    scene around a board, which cloths alone do not."""
+    centre = corners.mean(axis=0)
+    big = centre + (corners - centre) * (1 + 6.0 / (size - 1))
+    k = 320 / max(image.shape[:2])
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(big * k).astype(np.int32), (255,))
+    fill = cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA)
+    fill = cv2.resize(fill, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
+    full = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(full, np.round(big).astype(np.int32), (255,))
+    out = image.copy()
+    out[full > 0] = fill[full > 0]
+    return np.asarray(out, dtype=np.uint8)
+
+
 _STYLES: tuple[Style, ...] = ("wood", "wood", "wood", "pale", "magnetic")
 _LIGHTS: tuple[Light, ...] = ("even", "even", "dim", "uneven", "warm", "blue", "green")
 

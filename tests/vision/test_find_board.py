@@ -402,37 +402,17 @@ def test_eval_finder_renders_the_seeds_asked_for(
     assert json.loads(res.stdout)["sets"][0]["found"] == 0  # a black frame holds no board
 
 
-def _board_inpainted_away(image: np.ndarray, corners: Corners, size: int) -> np.ndarray:
-    """``image`` with its board, and three spacings round the grid, filled in from the
-    surroundings (OpenCV's inpainting on a 320-pixel copy): what is left is the table or
-    cloth and a smooth smear where the board was, as ``scripts/eval_board_net.py
-    --boardless`` makes them."""
-    centre = corners.mean(axis=0)
-    big = centre + (corners - centre) * (1 + 6.0 / (size - 1))
-    k = 320 / max(image.shape[:2])
-    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-    mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(big * k).astype(np.int32), (255,))
-    fill = cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA)
-    fill = cv2.resize(fill, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
-    full = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillConvexPoly(full, np.round(big).astype(np.int32), (255,))
-    out = image.copy()
-    out[full > 0] = fill[full > 0]
-    return out
-
-
 @pytest.mark.parametrize(("seed", "kind"), [(16, "clean"), (3, "blur")])
 def test_no_board_where_the_board_was_inpainted_away(seed: int, kind: str) -> None:
     """Tuning scenes whose board, taken away, leaves an outline of smooth smear in which the
     finder used to centre a grid (evidence 0.95 and 1.14, from chance standout on the
     smear's shading and stray strokes): scene 16's points are marked by neither lines nor
     stones, scene 3's blurred grid is no square any camera sees."""
-    from companion.vision.finder_eval import scene_cases
+    from companion.vision.finder_eval import scene_cases, without_board
 
     case = list(scene_cases([seed], [] if kind == "clean" else [kind]))[-1]  # clean first
     assert case.corners is not None
-    image = _board_inpainted_away(case.image, case.corners, case.size)
+    image = without_board(case.image, case.corners, case.size)
     with pytest.raises(BoardNotFound):
         find_board(image)
 
