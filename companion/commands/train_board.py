@@ -106,7 +106,7 @@ def command(
             f"training seeds must lie below {TEST_SEEDS_FROM} (test seeds start there)",
             param_hint="--render-seed",
         )
-    if scenes:
+    if scenes or hands:
         need_game_records()
     try:
         import torch  # noqa: F401

@@ -468,6 +468,7 @@ def test_eval_photos_saves_the_left_out_models_and_reads_with_them_again(
         ["eval-renders", "--factors", "1"],
         ["eval-finder", "--renders", "1", "--photos", "/nonexistent", "--alter", ""],
         ["train-board", "--scenes", "1"],
+        ["train-board", "--scenes", "0", "--hands", "1"],
     ],
 )
 def test_scene_evaluations_refuse_to_run_without_the_game_records(
