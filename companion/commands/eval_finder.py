@@ -130,9 +130,7 @@ def command(
             param_hint="--games",
         )
     positions = (
-        {n: fe.game_positions(games, n) for n in (9, 19)}
-        if games.is_dir() and renders and renderer == "flat"
-        else {}
+        {n: fe.game_positions(games, n) for n in (9, 19)} if renders and renderer == "flat" else {}
     )
     photos = Path(photos_dir)
 
