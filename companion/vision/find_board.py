@@ -549,10 +549,14 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         )
     score, quad, n = found
     corners = order_corners(quad) / scale
+    placed = corners  # where the full-resolution step placed each corner by its crossings
     with contextlib.suppress(VisionError):  # a degenerate local fit: the grid's corners stand
-        corners = order_corners(_corner_refine(image, corners, n))
-    if score < SURE_SCORE:  # (clear lines place a grid better than four corners, lens and all)
-        # the corner network places the chosen grid's corners where it is sure of them
+        placed = _corner_refine(image, corners, n)
+    # clear lines place a grid better than four corners, lens and all, but only where the
+    # crossings at every corner were seen (a corner it could not place stays as it was)
+    sure = score >= SURE_SCORE and bool((placed != corners).any(axis=1).all())
+    corners = order_corners(placed)
+    if not sure:  # the corner network places the grid's corners where it is sure of them
         corners = order_corners(board_net.polish(small, corners * scale, n) / scale)
     return score, corners, n
 

@@ -309,6 +309,45 @@ def test_the_finder_s_grid_a_little_off_is_polished(monkeypatch: pytest.MonkeyPa
     assert corner_error(found.corners, case.corners, 9) > 0.3
 
 
+def test_a_sure_grid_with_a_corner_its_crossings_did_not_place_is_polished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A validation scene (seed 500094, blurred, 9 x 9) where the finder is sure of its lines
+    (score over ``SURE_SCORE``) but its full-resolution step finds no crossings to place one
+    corner by, which stays 0.6 spacing off: the corner network is asked and puts it right."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([500_094], ["blur"])
+    assert case.corners is not None and case.size == 9
+    found = find_board(case.image, size=9)
+    assert found.score >= fbm.SURE_SCORE
+    assert corner_error(found.corners, case.corners, 9) < 0.1
+    monkeypatch.setattr(board_net, "POLISH_WEIGHT", 2.0)  # never sure: the finder's own grid
+    found = find_board(case.image, size=9)
+    assert corner_error(found.corners, case.corners, 9) > 0.5
+
+
+def test_a_sure_grid_placed_by_its_crossings_is_not_polished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Clear lines seen at every corner place a grid better than four corners (lens and
+    all): the corner network is not asked. Every corner is placed when the step finds
+    crossings round each (here: a stand-in step that moves each corner a little)."""
+    from companion.vision import find_board as fbm
+
+    rows = [" ".join("." * 19)] * 19
+    r = render_board(rows, size=19, tilt=15, rotate=-10, seed=11)
+    monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad + 0.25)
+    asked: list[int] = []
+    monkeypatch.setattr(board_net, "polish", lambda _s, quad, _n: asked.append(1) or quad)
+    found = find_board(r.image)
+    assert found.score >= fbm.SURE_SCORE and asked == []
+    monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad)  # none placed
+    find_board(r.image)
+    assert asked == [1]
+
+
 def _square_grid(n: int, spacing: float, at: float = 50.0) -> np.ndarray:
     side = (n - 1) * spacing
     return np.array([[at, at], [at + side, at], [at + side, at + side], [at, at + side]])
