@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from typing import Any
 
 import click
 
@@ -158,7 +159,7 @@ def _draw(seed: int, scene_set: str | None = None) -> tuple[dict[str, str], obje
     from companion.vision.scene.sets import pins
 
     size = int(np.random.default_rng([seed, 7]).choice([9, 13, 19, 19, 19]))
-    pinned = pins(scene_set, seed) if scene_set else {}
+    pinned: dict[str, Any] = dict(pins(scene_set, seed)) if scene_set else {}
     scene = render_scene(seed, size=size, width=640, height=480, **pinned)
     factors = {title: bucket(key, scene.factors[key]) for title, key in FACTOR_TABLES}
     return factors, scene, size
