@@ -13,7 +13,8 @@ OpenCV is needed at run time.
 Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
 anything that is not a board point or a stone), temperature-scaled on held-out data when the
 weights were made, from the view and the view turned half round (:data:`VIEWS`). Covered, or
-below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`). A
+below :data:`CONFIDENT` with a doubt between board classes (but empty with black its only rival,
+from :data:`EMPTY_OVER_BLACK`: a cast shadow), reads ``?`` (:func:`decide`). A
 spot below :data:`LOOK` gets a second look first (:meth:`StoneNet.second_look`): its patch
 turned a quarter round both ways and, from an oblique camera, re-cut towards where its own
 stone's top leans (:func:`lean_shifts`).
