@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from typing import Any
 
 import click
 
@@ -19,6 +20,7 @@ from companion.commands._options import (
     net_reader,
     reader_option,
 )
+from companion.vision.scene.sets import SCENE_SETS
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wood", 19, {}),
@@ -53,12 +55,21 @@ CASES: list[tuple[str, int, dict[str, object]]] = [
     help="With --factors: the first scene seed (default 10**6, the test renders). Seeds "
     "below 10**6 and past the training renders make a tuning set, kept apart from the test.",
 )
+@click.option(
+    "--set",
+    "scene_set",
+    default=None,
+    type=click.Choice(sorted(SCENE_SETS)),
+    help="With --factors: every render of this scene set (its factors pinned per seed: "
+    "crowded late-game boards from a low camera, or one low lamp's long shadows).",
+)
 @reader_option
 @model_option
 def command(
     seeds: int,
     factors: int,
     first_seed: int | None,
+    scene_set: str | None,
     stone_reader: str | None,
     stone_model: StoneModel | None,
 ) -> None:
@@ -69,8 +80,10 @@ def command(
     reading (``W.``: a white stone read empty). With --factors N: N fresh 3D renders
     (companion/vision/scene, seeds from 10**6: training uses seeds below) read with their true
     corners, and a table per factor (light colour, camera elevation, stones on the board,
-    focus and motion blur, hand, board, stones). --model reads with a candidate's weights
-    (the net reader) instead of the shipped ones.
+    focus and motion blur, hand, board, stones). --set pins a scene set's factors on every
+    render (the tuning sets of the model card: ``--factors 100 --first-seed 650000 --set
+    shadows``). --model reads with a candidate's weights (the net reader) instead of the
+    shipped ones.
     """
     from companion.vision.pipeline import read_photo
     from companion.vision.read_stones import DEFAULT_READER
@@ -80,9 +93,11 @@ def command(
     name = f"{reader} reader" + (f" with {stone_model.path}" if stone_model else "")
     if first_seed is not None and not factors:
         raise click.UsageError("--first-seed goes with --factors")
+    if scene_set is not None and not factors:
+        raise click.UsageError("--set goes with --factors")
     if factors:
         need_game_records()
-        _by_factor(factors, reader, first_seed, model, name)
+        _by_factor(factors, reader, first_seed, model, name, scene_set)
         return
     from companion.vision.render import random_position, render_board
 
@@ -133,16 +148,19 @@ FACTOR_TABLES = (
 )
 
 
-def _draw(seed: int) -> tuple[dict[str, str], object, int]:
+def _draw(seed: int, scene_set: str | None = None) -> tuple[dict[str, str], object, int]:
     """One 3D test render (:func:`companion.vision.scene.render_scene`, every factor drawn
-    from the seed): (table -> bucket, scene, size). 19x19 three times in five, else 9 or 13."""
+    from the seed, or pinned by ``scene_set``): (table -> bucket, scene, size). 19x19 three
+    times in five, else 9 or 13."""
     import numpy as np
 
     from companion.vision.scene import render_scene
     from companion.vision.scene.factors import bucket
+    from companion.vision.scene.sets import pins
 
     size = int(np.random.default_rng([seed, 7]).choice([9, 13, 19, 19, 19]))
-    scene = render_scene(seed, size=size, width=640, height=480)
+    pinned: dict[str, Any] = dict(pins(scene_set, seed)) if scene_set else {}
+    scene = render_scene(seed, size=size, width=640, height=480, **pinned)
     factors = {title: bucket(key, scene.factors[key]) for title, key in FACTOR_TABLES}
     return factors, scene, size
 
@@ -153,9 +171,11 @@ def _by_factor(
     first: int | None = None,
     model: bytes | None = None,
     name: str | None = None,
+    scene_set: str | None = None,
 ) -> None:
-    """Read ``count`` 3D renders from seed ``first`` with ``reader`` (``model``: other net
-    weights, ``name`` says which in the heading) and print one table per factor."""
+    """Read ``count`` 3D renders from seed ``first`` (of ``scene_set``, if given) with
+    ``reader`` (``model``: other net weights, ``name`` says which in the heading) and print one
+    table per factor."""
     from collections import defaultdict
 
     from companion.vision.pipeline import read_photo
@@ -166,7 +186,7 @@ def _by_factor(
     seeds = range(start, start + count)
     with click.progressbar(seeds, label="test renders", file=sys.stderr) as bar:
         for seed in bar:
-            factors, frame, size = _draw(seed)
+            factors, frame, size = _draw(seed, scene_set)
             read = read_photo(
                 frame.image,  # type: ignore[attr-defined]
                 size=size,
@@ -190,6 +210,7 @@ def _by_factor(
             for factor, bucket in factors.items():
                 tallies[factor][bucket] += c
     kind = "test" if start >= TEST_SEEDS_FROM else "tuning"
+    kind += f" {scene_set}" if scene_set else ""
     click.echo(
         f"{count} fresh 3D {kind} renders (seeds {start}..{start + count - 1}, "
         f"never trained on), true corners, {name or reader + ' reader'}"

@@ -13,7 +13,8 @@ OpenCV is needed at run time.
 Output per spot: probabilities of :data:`CLASSES` (empty, black, white, covered: a hand, a sleeve,
 anything that is not a board point or a stone), temperature-scaled on held-out data when the
 weights were made, from the view and the view turned half round (:data:`VIEWS`). Covered, or
-below :data:`CONFIDENT` with a doubt between board classes, reads ``?`` (:func:`decide`). A
+below :data:`CONFIDENT` with a doubt between board classes (but empty with black its only rival,
+from :data:`EMPTY_OVER_BLACK`: a cast shadow), reads ``?`` (:func:`decide`). A
 spot below :data:`LOOK` gets a second look first (:meth:`StoneNet.second_look`): its patch
 turned a quarter round both ways and, from an oblique camera, re-cut towards where its own
 stone's top leans (:func:`lean_shifts`).
@@ -51,12 +52,19 @@ VIEWS = 2
 # ... and a board class that is the likeliest, more likely than not, and at least this share of
 # the board classes' probability is read too (see decide). Chosen on the same tuning renders.
 BOARD_SHARE = 0.99
+# ... and empty, the likeliest, is read at this bar if black is its only rival (white and covered
+# together below RIVALS): that doubt is a stone's cast shadow, not a stone (see decide). Chosen
+# on the tuning renders (MODEL_CARD.md "Shadows").
+EMPTY_OVER_BLACK = 0.7
+RIVALS = 0.05
 # Second look (StoneNet.second_look): a grid spot whose likeliest class is below LOOK is read
 # again from its patch turned a quarter round each way and re-cut LEAN_STEPS view pixels (times
 # the cotangent of the camera's elevation, at most LEAN_MAX) away from the camera, where a tall
 # stone's top shows; the readings' geometric mean with the first two replaces its reading.
-# Chosen on the tuning renders (MODEL_CARD.md "Second look").
-LOOK = 0.99
+# Chosen on the tuning renders (MODEL_CARD.md "Second look"; the bar raised from 0.99 in
+# "Shadows": a stone first read at 0.99-0.995 is the colour of the stone in front of it
+# often enough to look again).
+LOOK = 0.995
 LEAN_STEPS = (1.5, 3.0)  # at 45 degrees: about half and all of a stone top's lean
 LEAN_MAX = 4.0  # half a spacing
 
@@ -425,11 +433,15 @@ def _packaged() -> bytes:
 
 
 def decide(
-    probs: NDArray[np.float32], threshold: float = CONFIDENT, board_share: float = BOARD_SHARE
+    probs: NDArray[np.float32],
+    threshold: float = CONFIDENT,
+    board_share: float = BOARD_SHARE,
+    empty_over_black: float = EMPTY_OVER_BLACK,
 ) -> tuple[list[str], NDArray[np.float64]]:
     """Token and confidence per spot: the likeliest class if it is at least ``threshold`` sure,
     or if it is a board class (empty, black, white) that is more likely than not and holds at
-    least ``board_share`` of the three board classes' probability.
+    least ``board_share`` of the three board classes' probability, or if it is empty at least
+    ``empty_over_black`` sure with black its only rival.
 
     The second way weighs two doubts apart. Doubt between board classes (a stone or not, black
     or white) is a reading's real risk; doubt between a board class and "covered" alone is
@@ -438,12 +450,21 @@ def decide(
     is the reading. Covered spots (argmax) and patches of them stay ``?`` (the
     reader widens patches), so a hand is not read through. Unsure spots read ``?`` with
     confidence 0.
+
+    The third way: the network is under-confident in one doubt only, empty against black
+    with empty the likeliest. A black stone is the darkest thing on a board in any light,
+    so the doubt is a dark patch that is not quite a stone: a stone's cast shadow on the
+    point beside it (a low lamp, a dim room). On the tuning renders such readings were
+    right as often as those the bar reads (MODEL_CARD.md "Shadows"); black over empty, and
+    any doubt of white, stay ``?`` (a white stone in shadow does look like the board).
     """
     best = probs.argmax(axis=1)
     conf = probs[np.arange(len(probs)), best].astype(np.float64)
     tokens = np.array(CLASSES, dtype="<U1")[best]
     board = np.maximum(1.0 - probs[:, 3].astype(np.float64), 1e-9)
     clear = (conf > 0.5) & (conf / board >= board_share)
+    rivals = probs[:, 2].astype(np.float64) + probs[:, 3]
+    clear |= (best == 0) & (conf >= empty_over_black) & (rivals < RIVALS)
     unsure = (tokens == UNKNOWN) | ((conf < threshold) & ~clear)
     tokens[unsure] = UNKNOWN
     conf[unsure] = 0.0
@@ -457,6 +478,7 @@ __all__ = [
     "BOARD_SHARE",
     "CLASSES",
     "EMPTY",
+    "EMPTY_OVER_BLACK",
     "LEAN_MAX",
     "LEAN_STEPS",
     "LOOK",

@@ -209,6 +209,21 @@ def test_eval_renders_tuning_seeds_are_told_apart_from_the_test() -> None:
     assert res.exit_code == 2 and "--first-seed goes with --factors" in res.output
 
 
+def test_eval_renders_reads_a_scene_set() -> None:
+    """--set pins the set's factors on every render (the model card's tuning sets): a shadows
+    render is lit by the low lamp; without --factors the option is refused."""
+    res = CliRunner().invoke(
+        main,
+        ["eval-renders", "--factors", "1", "--first-seed", "650000", "--set", "shadows"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 fresh 3D tuning shadows renders (seeds 650000..650000" in res.output
+    light = res.output.split("\n\nlight\n")[1].split("\n\n")[0].splitlines()
+    assert [row.split()[0] for row in light[1:]] == ["low"]
+    res = CliRunner().invoke(main, ["eval-renders", "--set", "shadows"])
+    assert res.exit_code == 2 and "--set goes with --factors" in res.output
+
+
 def test_eval_renders_factor_tables_on_fresh_3d_renders() -> None:
     """--factors N: N 3D renders from seed 10**6 on (never trained on), a table per factor,
     every visible point counted once per table."""

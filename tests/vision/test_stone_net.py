@@ -13,6 +13,7 @@ from companion.vision.render import render_board
 from companion.vision.stone_net import (
     BEYOND,
     BLANK,
+    EMPTY_OVER_BLACK,
     HALF,
     PATCH,
     PX,
@@ -293,6 +294,28 @@ def test_unsure_and_covered_spots_read_unknown() -> None:
     assert conf[1] == conf[2] == 0.0 and conf[3] == 1.0 and conf[4] == pytest.approx(0.6)
     tokens, _ = decide(probs, 0.9, board_share=1.0)
     assert tokens[4] == "?"
+
+
+def test_empty_is_read_below_the_bar_when_black_is_its_only_rival() -> None:
+    """A stone's shadow on the point beside it: empty or black, empty the likelier. Read empty
+    from EMPTY_OVER_BLACK on; black over empty, or white (or covered) in the doubt, stay ``?``."""
+    bar = EMPTY_OVER_BLACK
+    probs = np.array(
+        [
+            [bar + 0.01, 0.28, 0.005, 0.005],  # empty, its only rival black: read
+            [bar - 0.01, 0.30, 0.005, 0.005],  # the same below the bar
+            [bar + 0.01, 0.19, 0.09, 0.01],  # white a rival too
+            [bar + 0.01, 0.19, 0.01, 0.09],  # covered a rival too
+            [0.28, bar + 0.01, 0.005, 0.005],  # black over empty
+            [bar + 0.01, 0.005, 0.28, 0.005],  # empty over white
+        ],
+        dtype=np.float32,
+    )
+    tokens, conf = decide(probs, 0.9)
+    assert tokens == [".", "?", "?", "?", "?", "?"]
+    assert conf[0] == pytest.approx(bar + 0.01) and conf[1] == 0.0
+    tokens, _ = decide(probs, 0.9, empty_over_black=1.0)
+    assert tokens[0] == "?"
 
 
 def test_a_doubt_of_covered_is_not_read_past_beside_a_covered_spot() -> None:
