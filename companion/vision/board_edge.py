@@ -8,7 +8,8 @@ a piece shaped like a convex quadrilateral is a board candidate. Its sides are f
 outline robustly (Huber), so a stone overhanging the edge bulges the outline, not the side.
 
 Which candidate is the board is not decided here: :mod:`companion.vision.lattice` looks for
-the grid inside each.
+the grid inside each. Once a grid is chosen, :func:`onto_outline` uses the outlines the other
+way round: a grid whose outer line lies on a board's edge is a line off, and is moved in.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.geometry import Corners
+from companion.vision.geometry import Corners, homography, project
 
 Image = NDArray[np.uint8]
 EDGE_SIDE = 360  # longer side of the copy the colours are grouped on, pixels
@@ -25,6 +26,9 @@ CLUSTERS = 6
 MIN_AREA = 0.04  # a board covers at least this share of the frame
 MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
 BITTEN = 2  # outlines with a bite out of them (a hand) offered beside the whole ones
+MARGIN = (0.2, 2.0)  # spacings from a grid's outer lines to its board's edge (as board_net's)
+_ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
+_INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)
 
 
 def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
@@ -197,3 +201,67 @@ def _order(q: NDArray[np.float64]) -> Corners:
     q = q[np.argsort(ang)]
     start = int(np.argmin(q.sum(axis=1)))
     return np.roll(q, -start, axis=0)
+
+
+def margins(quad: Corners, n: int, edge: Corners) -> NDArray[np.float64]:
+    """How far the outline ``edge`` lies beyond each corner of the grid ``quad`` (TL TR BR BL),
+    along the grid's columns and rows, in spacings: the outline's corner nearest each grid
+    corner, seen in the grid's own coordinates. Negative: the outline passes inside the grid."""
+    inv = np.linalg.inv(homography(np.asarray(quad, np.float64), n))
+    g = project(inv, np.asarray(edge, np.float64))
+    ends = _ENDS * (n - 1)
+    out = np.full((4, 2), np.nan)
+    if not np.isfinite(g).all():
+        return out
+    for k in range(4):
+        near = g[int(np.argmin(np.linalg.norm(g - ends[k], axis=1)))]
+        out[k] = (ends[k] - near) * _INWARD[k]
+    return out
+
+
+def _round(m: NDArray[np.float64]) -> bool:
+    """Whether margins (:func:`margins`) are those of a board's edge round its grid."""
+    return bool(np.isfinite(m).all() and (m >= MARGIN[0]).all() and (m <= MARGIN[1]).all())
+
+
+def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
+    """``quad`` moved by one line (along one axis or both) when its outer line lies on a board's
+    edge, else ``quad`` itself.
+
+    A board's edge (wood against cloth, or its shadow) passes for a grid line, and a grid of
+    lines or a lattice slid onto it is a line off while every other line still fits. The board's
+    outline, found from its colour alone, tells: round a right grid it lies a margin beyond the
+    outer lines on all four sides. Moved when no outline lies round the grid, and exactly one
+    move by a line makes one do so, away from a side where that outline runs along or inside
+    the outer line (margins under :data:`MARGIN`'s least at both its corners); a grid off by a
+    margin too wide (an outline taking in the board's side face) is not moved.
+    """
+    try:
+        if not edges or any(_round(margins(quad, n, e)) for e in edges):
+            return quad
+        H = homography(np.asarray(quad, np.float64), n)
+        moves = []
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                if dx == dy == 0:
+                    continue
+                moved = project(H, _ENDS * (n - 1) + (dx, dy))
+                if any(
+                    _round(margins(moved, n, e)) and _on_edge(margins(quad, n, e), dx, dy)
+                    for e in edges
+                ):
+                    moves.append(moved)
+    except np.linalg.LinAlgError:  # a degenerate grid or outline: nothing to go by
+        return quad
+    return moves[0] if len(moves) == 1 else quad
+
+
+def _on_edge(m: NDArray[np.float64], dx: int, dy: int) -> bool:
+    """Whether the outline runs along or inside the grid's outer line on each side a move by
+    (``dx``, ``dy``) lines goes away from (both corners of that side, margins ``m``)."""
+    sides = []
+    if dx:
+        sides.append(((0, 3) if dx > 0 else (1, 2), 0))  # left or right column's corners
+    if dy:
+        sides.append(((0, 1) if dy > 0 else (2, 3), 1))  # top or bottom row's corners
+    return all(bool((m[list(ks), axis] < MARGIN[0]).all()) for ks, axis in sides)

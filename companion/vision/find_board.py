@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
 from companion.vision import board_net
-from companion.vision.board_edge import board_quads
+from companion.vision.board_edge import board_quads, onto_outline
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
@@ -548,6 +548,11 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
     score, quad, n = found
+    # a grid whose outer line lies on the board's edge is a line off (the outlines are looked
+    # for here too when clear lines made them seem needless)
+    if outlines is None:
+        outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
+    quad = onto_outline(order_corners(quad), n, outlines)
     corners = order_corners(quad) / scale
     placed = corners  # where the full-resolution step placed each corner by its crossings
     with contextlib.suppress(VisionError):  # a degenerate local fit: the grid's corners stand

@@ -430,3 +430,16 @@ def test_marks_are_stones_and_crossings_not_a_smooth_patch() -> None:
     grid = np.array([[160.0, 100.0], [480.0, 100.0], [480.0, 380.0], [160.0, 380.0]])
     for share, bar in ((0.5, MARKS_SEEN), (0.1, SOME_MARKS_SEEN)):
         assert abs(marks(smooth.astype(np.float32), grid, 9, share)) < bar / 2
+
+
+@pytest.mark.parametrize("seed", [17, 138])
+def test_a_grid_a_line_off_onto_the_board_edge_is_moved_in(seed: int) -> None:
+    """Tuning scenes where the grid of lines took the board's wooden edge for its outer line
+    (1.15 and 1.06 spacings off before): the board's outline, from its colour, runs along that
+    line instead of a margin beyond it, so the grid is moved in by one line."""
+    from companion.vision.finder_eval import scene_cases
+
+    case = next(iter(scene_cases([seed], [])))
+    assert case.corners is not None
+    found = find_board(case.image, size=case.size)
+    assert _found_within(found.corners, case.corners, case.size) <= 0.25
