@@ -9,7 +9,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -203,7 +203,7 @@ def command(
         click.echo(
             f"12-megapixel copies: median {timing['median_ms']:.0f} ms, max "
             f"{timing['max_ms']:.0f} ms over {timing['runs']} finds (found {timing['found']}); "
-            f"CPU time median {timing['cpu_median_ms']:.0f} ms; "
+            f"CPU time median {timing['cpu_median_ms']:.0f} ms; apart: {_kinds(timing)}; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
         )
     if verbose:
@@ -289,7 +289,15 @@ def _first_seed(part: str, first: int | None, renders: int) -> int:
     return first
 
 
-def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, float]:
+def _kinds(timing: dict[str, Any]) -> str:
+    """The medians of photos and of rendered scenes, apart, as words."""
+    return ", ".join(
+        f"{kind} {v['median_ms']:.0f} ms, CPU {v['cpu_median_ms']:.0f} ms, over {v['runs']}"
+        for kind, v in timing["cpu_by_kind"].items()
+    )
+
+
+def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, Any]:
     """Median and worst time to find a board in 12-megapixel copies of the first clean cases."""
     import time
 
@@ -303,6 +311,9 @@ def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, f
     clean = [c for c in cases if isinstance(c, fe.Case) and "+" not in c.set]
     clean = clean[:: max(1, len(clean) // max(1, count))][:count]  # photos and renders both
     times, cpu, found = [], [], 0
+    by_kind: dict[
+        str, list[tuple[float, float]]
+    ] = {}  # photos, renders apart: the target's a photo's
     for case in clean:
         h, w = case.image.shape[:2]
         f = 4032 / max(h, w)
@@ -318,10 +329,20 @@ def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, f
             pass
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)  # all threads: the load cannot inflate it much
+        kind = "scenes" if case.set.startswith("scenes") else "photos"
+        by_kind.setdefault(kind, []).append((times[-1], cpu[-1]))
     return {
         "runs": len(times),
         "found": found,
         "median_ms": 1000 * statistics.median(times) if times else 0.0,
         "max_ms": 1000 * max(times) if times else 0.0,
         "cpu_median_ms": 1000 * statistics.median(cpu) if cpu else 0.0,
+        "cpu_by_kind": {
+            k: {
+                "runs": len(v),
+                "median_ms": 1000 * statistics.median(t for t, _c in v),
+                "cpu_median_ms": 1000 * statistics.median(c for _t, c in v),
+            }
+            for k, v in sorted(by_kind.items())
+        },
     }

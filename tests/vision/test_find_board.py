@@ -270,6 +270,10 @@ def test_eval_finder_on_a_rendered_scene() -> None:
     speed = out["speed_12mp"]
     assert speed["runs"] == 1
     assert 0 < speed["cpu_median_ms"] < 60_000
+    # photos and renders timed apart (the target is a phone photo's): here one scene, no photo
+    assert set(speed["cpu_by_kind"]) == {"scenes"}
+    assert speed["cpu_by_kind"]["scenes"]["runs"] == 1
+    assert speed["cpu_by_kind"]["scenes"]["median_ms"] > 0
 
 
 def test_eval_finder_with_nothing_to_evaluate_is_a_usage_error() -> None:
