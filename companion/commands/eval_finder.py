@@ -311,9 +311,8 @@ def _speed(cases: Sequence[object], count: int, size_given: bool) -> dict[str, A
     clean = [c for c in cases if isinstance(c, fe.Case) and "+" not in c.set]
     clean = clean[:: max(1, len(clean) // max(1, count))][:count]  # photos and renders both
     times, cpu, found = [], [], 0
-    by_kind: dict[
-        str, list[tuple[float, float]]
-    ] = {}  # photos, renders apart: the target's a photo's
+    # photos and rendered scenes apart too (the target is a phone photo's): (wall, CPU) each
+    by_kind: dict[str, list[tuple[float, float]]] = {}
     for case in clean:
         h, w = case.image.shape[:2]
         f = 4032 / max(h, w)

@@ -85,10 +85,8 @@ def scene_frame(seed: int, *, hand: bool | None = None) -> Frame:
     aw, ah = _FRAMES[int(rng.integers(0, len(_FRAMES)))]
     k = STORE_SIDE / max(aw, ah)
     w, h = round(aw * k), round(ah * k)
-    if hand is None:
-        sc = render_scene(seed, size=size, width=w, height=h)
-    else:
-        sc = render_scene(seed, size=size, width=w, height=h, hand=hand)
+    pinned = {} if hand is None else {"hand": hand}
+    sc = render_scene(seed, size=size, width=w, height=h, **pinned)
     return Frame(sc.image, np.asarray(sc.corners[0], np.float64), size, f"scene {seed}")
 
 

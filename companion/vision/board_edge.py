@@ -239,7 +239,8 @@ def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
     margin too wide (an outline taking in the board's side face) is not moved.
     """
     try:
-        if not edges or any(_round(margins(quad, n, e)) for e in edges):
+        here = [margins(quad, n, e) for e in edges]  # the grid as found, against each outline
+        if not edges or any(_round(m) for m in here):
             return quad
         H = homography(np.asarray(quad, np.float64), n)
         moves = []
@@ -249,8 +250,8 @@ def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
                     continue
                 moved = project(H, _ENDS * (n - 1) + (dx, dy))
                 if any(
-                    _round(margins(moved, n, e)) and _on_edge(margins(quad, n, e), dx, dy)
-                    for e in edges
+                    _round(margins(moved, n, e)) and _on_edge(m, dx, dy)
+                    for e, m in zip(edges, here, strict=True)
                 ):
                     moves.append(moved)
     except np.linalg.LinAlgError:  # a degenerate grid or outline: nothing to go by
