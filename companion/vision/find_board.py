@@ -34,6 +34,7 @@ Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`Board
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import contextvars
 import time
@@ -181,56 +182,78 @@ def _quad_from_hull(points: NDArray[np.int32]) -> NDArray[np.float64] | None:
     return quad
 
 
-def _profile_score(top: NDArray[np.float32], n: int) -> float:
+def _profile_score(top: NDArray[np.uint8] | NDArray[np.float32], n: int) -> float:
     """How well ``n`` evenly spaced lines explain a top-down line response (0..1-ish).
 
     The profile across the lines is taken two ways, the better counting: the mean along each
     line, and the median, which stones cannot drown (a stone's rim answers the line filter
     far more strongly than a thin line does, so a few stones on a column outweigh the line
-    in its mean; in the median they do not, until stones cover half of it).
+    in its mean; in the median they do not, until stones cover half of it). A ``uint8`` top
+    view (the finder's) gets its medians from a radix sort, the same values several times
+    faster (this runs a few dozen times a find).
     """
-    return max(
-        _axis_score(top, n, top.mean(axis=0), top.mean(axis=1)),
-        _axis_score(top, n, np.median(top, axis=0), np.median(top, axis=1)),
-    )
+    flat = np.asarray(top, np.float32)
+    profs = np.stack(
+        [flat.mean(axis=0), flat.mean(axis=1), _median(top, 0), _median(top, 1)]
+    ).astype(np.float64)
+    s = _axis_scores(profs, n)
+    return max(float(min([s[0], s[1]])), float(min([s[2], s[3]])))
 
 
-def _axis_score(
-    top: NDArray[np.float32], n: int, across: NDArray[np.float32], down: NDArray[np.float32]
-) -> float:
-    """:func:`_profile_score` for one way of taking the profiles, the weaker axis counting."""
-    side = top.shape[0]
+def _median(top: NDArray[np.uint8] | NDArray[np.float32], axis: int) -> NDArray[np.float32]:
+    """``np.median(top, axis)`` as float32; for ``uint8`` from a stable (radix) sort: the
+    middle value, or the mean of the middle two (exact in float32, as numpy's)."""
+    if top.dtype != np.uint8:
+        return np.asarray(np.median(np.asarray(top, np.float32), axis=axis), np.float32)
+    rows = np.sort(top.T if axis == 0 else top, axis=1, kind="stable")
+    h = rows.shape[1] // 2
+    if rows.shape[1] % 2:
+        return rows[:, h].astype(np.float32)
+    low, high = rows[:, h - 1].astype(np.float32), rows[:, h].astype(np.float32)
+    return np.asarray((low + high) / 2, np.float32)
+
+
+def _axis_scores(profs: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """Per profile (rows of ``profs``, each across a square top view's lines): how well
+    ``n`` evenly spaced lines explain it; :func:`_profile_score` takes the weaker axis of each
+    way, the better way."""
+    side = profs.shape[1]
     margin = side / (n - 1) * 0.5
-    scores = []
     pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
     mid = pos[:-1] + (pos[1] - pos[0]) / 2
-    for raw in (across, down):
-        prof = np.asarray(raw, dtype=np.float64)
-        on = _window(prof, pos).max(axis=1)
-        off = np.nanmean(_window(prof, mid, np.nan), axis=1)
-        # lines must be on (almost) every position and absent between
-        on_level = np.median(on)
-        present = np.mean(on > 2 * off.mean())
-        scores.append((on_level - np.median(off)) / (on_level + 1e-6) * present)
-    return float(min(scores))
+    on = _window(profs, pos).max(axis=2)
+    off = np.nanmean(_window(profs, mid, np.nan), axis=2)
+    # lines must be on (almost) every position and absent between
+    on_level = np.median(on, axis=1)
+    # each row's mean alone: numpy sums a row pairwise, a 2-D array's rows one by one
+    level = np.array([[row.mean()] for row in off])
+    present = np.mean(on > 2 * level, axis=1)
+    return np.asarray((on_level - np.median(off, axis=1)) / (on_level + 1e-6) * present, np.float64)
 
 
 def _window(
     prof: NDArray[np.float64], at: NDArray[np.float64], fill: float = -np.inf
 ) -> NDArray[np.float64]:
-    """``prof`` at the three samples round each of ``at`` (whole pixels: the one below and
-    its neighbours), ``fill`` where they fall off the profile; one row per position."""
+    """``prof`` (one profile, or one per row) at the three samples round each of ``at``
+    (whole pixels: the one below and its neighbours), ``fill`` where they fall off the
+    profile; one row per position (per profile)."""
+    length = prof.shape[-1]
     idx = at.astype(np.int64)[:, None] + np.arange(-1, 2)[None, :]
-    ok = (idx >= 0) & (idx < len(prof))
-    return np.where(ok, prof[np.clip(idx, 0, len(prof) - 1)], fill)
+    ok = (idx >= 0) & (idx < length)
+    return np.where(ok, prof[..., np.clip(idx, 0, length - 1)], fill)
 
 
 def _warp_to(
     image: NDArray[np.uint8], quad: Corners, side: int, margin: int
 ) -> NDArray[np.float32]:
     """``quad`` warped onto the square ``[margin, side - margin - 1]`` of a ``side`` image."""
+    return _warp_u8(image, quad, side, margin).astype(np.float32)
+
+
+def _warp_u8(image: NDArray[np.uint8], quad: Corners, side: int, margin: int) -> NDArray[np.uint8]:
+    """:func:`_warp_to` before it is made float."""
     M = cv2.getPerspectiveTransform(quad.astype(np.float32), _square(side, margin))
-    return cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
+    return np.asarray(cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR), np.uint8)
 
 
 def _square(side: int, margin: int) -> NDArray[np.float32]:
@@ -244,11 +267,11 @@ def _peaks(prof: NDArray[np.float64], min_gap: float) -> NDArray[np.float64]:
     floor = float(np.percentile(p, 30))
     top = float(np.percentile(p, 97))
     thr = floor + 0.2 * (top - floor)
-    cand = [i for i in range(1, len(p) - 1) if p[i] >= thr and p[i] >= p[i - 1] and p[i] > p[i + 1]]
-    # non-maximum suppression within min_gap
-    cand.sort(key=lambda i: -p[i])
+    inner = p[1:-1]
+    cand = np.flatnonzero((inner >= thr) & (inner >= p[:-2]) & (inner > p[2:])) + 1
+    # non-maximum suppression within min_gap, the highest first (ties in place)
     kept: list[int] = []
-    for i in cand:
+    for i in cand[np.argsort(-p[cand], kind="stable")].tolist():
         if all(abs(i - k) >= min_gap for k in kept):
             kept.append(i)
     out = []
@@ -269,35 +292,41 @@ def _chain(
     """
     best: list[float] = []
     best_h = 0.0
-    m = len(peaks)
+    # plain floats and a bisection: the same arithmetic as on the arrays, without numpy's
+    # cost per scalar (this loop runs thousands of times a find); ``peaks`` are ascending
+    pk: list[float] = np.asarray(peaks, np.float64).tolist()
+    ht: list[float] = np.asarray(heights, np.float64).tolist()
+    m = len(pk)
     for i in range(m):
         for j in range(i + 1, m):
-            s = peaks[j] - peaks[i]
+            s = pk[j] - pk[i]
             if s < lo:
                 continue
             if s > hi:
                 break
-            if min(heights[i], heights[j]) < 0.4 * max(heights[i], heights[j]):
+            if min(ht[i], ht[j]) < 0.4 * max(ht[i], ht[j]):
                 continue
-            run = [float(peaks[i]), float(peaks[j])]
-            hs = [float(heights[i]), float(heights[j])]
+            run = [pk[i], pk[j]]
+            hs = [ht[i], ht[j]]
             sp = s
             total_h = hs[0] + hs[1]
             while True:
                 want = run[-1] + sp
-                k = int(np.searchsorted(peaks, want))
-                if k > 0 and (k == m or want - peaks[k - 1] < peaks[k] - want):
+                k = bisect.bisect_left(pk, want)
+                if k > 0 and (k == m or want - pk[k - 1] < pk[k] - want):
                     k -= 1
-                if abs(peaks[k] - want) > 0.22 * sp or peaks[k] <= run[-1]:
+                if abs(pk[k] - want) > 0.22 * sp or pk[k] <= run[-1]:
                     break
-                if heights[k] < 0.4 * total_h / len(hs):
+                if ht[k] < 0.4 * total_h / len(hs):
                     break
-                total_h += float(heights[k])
-                run.append(float(peaks[k]))
-                hs.append(float(heights[k]))
+                total_h += ht[k]
+                run.append(pk[k])
+                hs.append(ht[k])
                 sp = (run[-1] - run[0]) / (len(run) - 1)
-            total = float(np.sum(hs))
-            if len(run) > len(best) or (len(run) == len(best) and total > best_h):
+            if len(run) < len(best):
+                continue
+            total = float(np.sum(hs))  # numpy's (pairwise) sum, as the tie was always broken
+            if len(run) > len(best) or total > best_h:
                 best, best_h = run, total
     return best
 
@@ -383,7 +412,7 @@ def guess_size(
             s = memo[key][1]
         else:
             side = 16 * (n - 1) + 16
-            s = _profile_score(_warp_to(bh, quad, side, 8), n)
+            s = _profile_score(_warp_u8(bh, quad, side, 8), n)
             if memo is not None:
                 memo[key] = (bh, s)  # the response is kept: its id stays its own
         if s > best[1]:
@@ -423,10 +452,12 @@ def _candidates(
                 )
                 sub = labels[by0:by1, bx0:bx1]
                 touch = np.unique(sub[(grown > 0) & (sub > 0)])
-                big = [t for t in touch if stats[t, cv2.CC_STAT_AREA] >= 20]
+                big = touch[stats[touch, cv2.CC_STAT_AREA] >= 20]
                 if len(big) <= 1:
                     continue
-                sel = np.isin(labels, big)
+                member = np.zeros(len(stats), np.bool_)  # a lookup: np.isin is far slower
+                member[big] = True
+                sel = member[labels]
             else:
                 sel = own > 0
             # the outline's points are enough for the hull (far fewer than all stroke pixels)
