@@ -36,8 +36,10 @@ FOCAL = (0.3, 5.0)  # focal lengths tried, in image sides
 def distance_map(lab: NDArray[np.float32], colour: NDArray[np.float32]) -> NDArray[np.float32]:
     """Per-pixel colour distance from ``colour`` (Lab, lightness weighted half)."""
     d = lab - colour[None, None, :]
-    d[..., 0] *= 0.5
-    return np.asarray(np.sqrt((d * d).sum(axis=2)), dtype=np.float32)
+    light, a, b = d[..., 0] * np.float32(0.5), d[..., 1], d[..., 2]
+    # the channels added in the order numpy's sum over them took (the same values bit for
+    # bit), at a third of its cost: a sum over a last axis of three is slow
+    return np.asarray(np.sqrt((light * light + a * a) + b * b), dtype=np.float32)
 
 
 def to_lab(image: Image) -> NDArray[np.float32]:
