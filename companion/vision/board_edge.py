@@ -50,8 +50,7 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
     _c, _l, centres = cv2.kmeans(  # type: ignore[call-overload]
         sample, CLUSTERS, None, criteria, 2, cv2.KMEANS_PP_CENTERS
     )
-    dist = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-    labels = dist.argmin(axis=1).reshape(small.shape[:2])
+    labels = _nearest(feats, np.asarray(centres, np.float32)).reshape(small.shape[:2])
     h, w = labels.shape
     found: list[tuple[float, Corners]] = []
     bitten: list[tuple[float, Corners]] = []
@@ -76,6 +75,18 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
             if len(out) < most and all(np.abs(q - o).max() > 0.02 * max(h0, w0) for _s, o in out):
                 out.append((sol, q))
     return out
+
+
+def _nearest(feats: NDArray[np.float32], centres: NDArray[np.float32]) -> NDArray[np.intp]:
+    """Each row of ``feats``'s nearest centre (squared distance, the first on a tie): the
+    channels added one centre at a time in the order numpy's sum over them took, so the same
+    labels as a (pixels x centres x channels) array, at a fifth of its cost."""
+    channels = np.ascontiguousarray(feats.T)
+    dist = []
+    for c in centres:
+        d0, d1, d2 = channels[0] - c[0], channels[1] - c[1], channels[2] - c[2]
+        dist.append((d0 * d0 + d1 * d1) + d2 * d2)
+    return np.asarray(np.argmin(np.stack(dist), axis=0), np.intp)
 
 
 def _quad_of(
