@@ -46,24 +46,27 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
         + cv2.boxFilter(bhf, -1, (1, k), normalize=False, borderType=cv2.BORDER_REFLECT_101)
         - bhf
     ) / float(2 * k - 1)
-    found_src, found_dst = [], []
-    for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = round(float(x)), round(float(y))
-        x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
-        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-            continue
-        win = cross[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
-        j = int(np.argmax(win))
-        peak = float(win.flat[j])
-        if peak < 8.0:
-            continue
-        dy, dx = divmod(j, win.shape[1])
-        found_src.append((bx, by))
-        found_dst.append((x0 + dx, y0 + dy))
-    if len(found_src) < max(8, n * n // 6):
+    # every point's window at once (rows in C order, so argmax picks the same first peak)
+    with np.errstate(invalid="ignore"):
+        centre = np.rint(img_pts)  # round half to even, as Python's round
+    inside = np.isfinite(img_pts).all(axis=1)
+    centre[~inside] = -(2**30)
+    ci = centre.astype(np.int64)
+    x0, y0 = ci[:, 0] - r, ci[:, 1] - r
+    inside &= (x0 >= 0) & (y0 >= 0) & (x0 + 2 * r + 1 <= w) & (y0 + 2 * r + 1 <= h)
+    x0, y0, src_pts = x0[inside], y0[inside], pts[inside]
+    offs = np.arange(2 * r + 1)
+    rows = (y0 - oy)[:, None, None] + offs[None, :, None]
+    cols = (x0 - ox)[:, None, None] + offs[None, None, :]
+    wins = cross[rows, cols].reshape(len(x0), -1)
+    j = np.argmax(wins, axis=1) if len(x0) else np.zeros(0, np.int64)
+    peak = wins[np.arange(len(x0)), j]
+    keep = peak >= 8.0
+    dy, dx = np.divmod(j[keep], 2 * r + 1)
+    if int(keep.sum()) < max(8, n * n // 6):
         return quad, 0.0
-    src = np.array(found_src, np.float32)
-    dst = np.array(found_dst, np.float32)
+    src = np.asarray(src_pts[keep], np.float32)
+    dst = np.stack([x0[keep] + dx, y0[keep] + dy], axis=1).astype(np.float32)
     H2, inl = cv2.findHomography(
         src, dst, cv2.RANSAC, max(1.5, sp * 0.12), maxIters=300, confidence=0.99
     )
