@@ -50,6 +50,7 @@ POLISH_WEIGHT = 0.9  # least weight of a corner map's peak for :func:`polish` to
 POLISH_SETTLED = 0.1  # spacings: most a corner may move in the last round
 POLISH_REACH = 1.5  # spacings: most a corner may move in all
 POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own error: no move
+POLISH_SURE_CORNERS = 3  # least corners the network must be sure of for :func:`polish` to move any
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 MARGIN_LEAST, MARGIN_MOST = 0.2, 2.0  # spacings from the outer lines to the board's edge
@@ -358,28 +359,35 @@ def margin_distance(lab: NDArray[np.float32], quad: Corners, n: int) -> NDArray[
 
 def polish(small: Image, quad: Corners, n: int) -> Corners:
     """The finder's chosen grid (``quad`` in the working copy ``small``) with its corners placed
-    by the corner network, or ``quad`` itself unless the network is sure: every corner's map
-    peaked (weight at least :data:`POLISH_WEIGHT`), the last round moved no corner more than
-    :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer), and no corner
-    moved more than :data:`POLISH_REACH` spacings in all (a grid that far off is a wrong grid,
-    not one to nudge). A grid the network would move less than :data:`POLISH_LEAST` spacing
-    stays as the finder placed it (its full-resolution corner step is sharper than the
-    network's 800-pixel patches on a clean photo). Why: most grids the classic finder gets wrong are a fraction of a
-    spacing off, which is what the corner network corrects; the finder's own cues cannot
-    judge the move, since it already chose the grid that suits them best."""
+    by the corner network where it is sure of them, or ``quad`` itself. A corner is sure when
+    its map peaked (weight at least :data:`POLISH_WEIGHT`) and the last round moved it no more
+    than :data:`POLISH_SETTLED` spacings (an answer that still wanders is no answer). The sure
+    corners move, the others stay, when at least :data:`POLISH_SURE_CORNERS` are sure; nothing
+    moves when any corner moved more than :data:`POLISH_REACH` spacings in all (a grid that far
+    off is a wrong grid, not one to nudge). A grid the network would move less than
+    :data:`POLISH_LEAST` spacing stays as the finder placed it (its full-resolution corner step
+    is sharper than the network's 800-pixel patches on a clean photo). Why: most grids the
+    classic finder gets wrong are a fraction of a spacing off, which is what the corner network
+    corrects; the finder's own cues cannot judge the move, since it already chose the grid that
+    suits them best. Why corner by corner: under blur one corner's map is often unsure (a hand,
+    a stone or the depth of field over it) while the other three are right, and refusing all
+    four for it left grids a third of a spacing off."""
     if n < 2 or not np.isfinite(quad).all():
         return quad
     ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
     if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(steps[-1]).all():
         return quad  # no weights, or a patch off the map
     sp = spacing(quad, n)
-    last = float(np.linalg.norm(steps[-1] - steps[-2], axis=1).max()) / sp
-    reach = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / sp
-    if weights.min() < POLISH_WEIGHT or last > POLISH_SETTLED:
+    last = np.linalg.norm(steps[-1] - steps[-2], axis=1) / sp
+    reach = np.linalg.norm(steps[-1] - steps[0], axis=1) / sp
+    sure = (weights >= POLISH_WEIGHT) & (last <= POLISH_SETTLED)
+    if int(sure.sum()) < POLISH_SURE_CORNERS or float(reach.max()) > POLISH_REACH:
         return quad
-    if not POLISH_LEAST <= reach <= POLISH_REACH:
+    if float(reach[sure].max()) < POLISH_LEAST:
         return quad
-    return steps[-1]
+    out = np.array(quad, np.float64)
+    out[sure] = steps[-1][sure]
+    return out
 
 
 def _settled(steps: Sequence[Corners], n: int) -> bool:

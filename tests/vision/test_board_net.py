@@ -448,3 +448,21 @@ def test_hand_frames_are_scenes_with_a_hand_pinned_on_their_own_seeds(
     assert asked == [(board_data.HAND_SEEDS_FROM + 3, True)]
     assert frame.corners is not None and frame.corners.shape == (4, 2)
     assert 500_060 <= board_data.HAND_SEEDS_FROM < board_data.TEST_SEEDS_FROM - 100_000
+
+
+def test_a_corner_the_network_is_unsure_of_does_not_stop_the_other_three(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tuning scene (seed 472, blurred, 19 x 19) where the finder's grid is 0.37 spacing off
+    and the corner network is sure of three corners (right) but not of the fourth (its map
+    peaked at 0.73): the three move, the fourth stays, and the grid is found. Refusing all
+    four for the one left it 0.37 spacing off."""
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([472], ["blur"])
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert corner_error(found.corners, case.corners, 19) < 0.15
+    monkeypatch.setattr(board_net, "POLISH_SURE_CORNERS", 4)  # all four or none, as before
+    found = find_board(case.image, size=19)
+    assert corner_error(found.corners, case.corners, 19) > 0.3
