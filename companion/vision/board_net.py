@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.board_edge import board_quads
+from companion.vision.board_edge import board_quads, seeded_quads
 from companion.vision.geometry import Corners, homography, project, spacing
 from companion.vision.lattice import distance_map, margin_colour
 
@@ -451,7 +451,9 @@ def verdicts(
             continue
         if edges is None:  # only once the network is sure (most frames stop before)
             edges = [edge for _solidity, edge in board_quads(small, limit=4)]
-        if not any(edge_agrees(quad, n, edge) for edge in edges):
+        if not any(edge_agrees(quad, n, edge) for edge in edges) and not any(
+            edge_agrees(quad, n, edge) for edge in seeded_quads(small, quad, n)
+        ):  # neither an outline of its own colour nor one cut round the grid
             out.append(Verdict(quad, n, "no outline", least, None))
             continue
         ev = judge(margin_distance(lab, quad, n), quad, n)
@@ -474,8 +476,11 @@ def rescue(
     do not hang together by chance must agree (:func:`verdicts`): the corner network sure of
     all four corners (each map's weight at least :data:`RESCUE_WEIGHT`) and settled after
     :data:`POLISH_ROUNDS` rounds; a board outline found from its colour
-    (:func:`companion.vision.board_edge.board_quads`) lying a margin beyond the grid on every
-    side (:func:`edge_agrees`); and ``judge``'s evidence (the finder's: points standing out,
+    (:func:`companion.vision.board_edge.board_quads`), or else cut round the grid itself
+    (:func:`companion.vision.board_edge.seeded_quads`: a hand or a side face of the board's
+    colour spoils the first), lying a margin beyond the grid on every side
+    (:func:`edge_agrees`; a grid locked onto the wooden edge has the board's edge on its
+    outer lines either way); and ``judge``'s evidence (the finder's: points standing out,
     lines, crossings) at least :data:`RESCUE_EVIDENCE`. The best evidence wins among sizes;
     the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the
     board outlines the caller already found (else found here, only once the network is sure).
