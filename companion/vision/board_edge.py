@@ -80,7 +80,7 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
     return out
 
 
-def seeded_quads(image: Image, quad: Corners, n: int) -> list[Corners]:
+def seeded_quads(image: Image, quad: Corners, n: int, sure: float = 0.0) -> list[Corners]:
     """Board outlines round a candidate grid ``quad`` (TL TR BR BL, ``n`` lines) where the
     colour groups of :func:`board_quads` give none: a hand across the board's edge cuts its
     piece, a thick board's side of the same colour or a cloth close to it joins it.
@@ -114,7 +114,8 @@ def seeded_quads(image: Image, quad: Corners, n: int) -> list[Corners]:
 
     seeds = np.full(crop.shape[:2], cv2.GC_BGD, np.uint8)
     cv2.fillConvexPoly(seeds, poly(SEED_BAND), (cv2.GC_PR_BGD,))
-    cv2.fillConvexPoly(seeds, poly(0.0), (cv2.GC_FGD,))
+    cv2.fillConvexPoly(seeds, poly(0.0), (cv2.GC_PR_FGD,))
+    cv2.fillConvexPoly(seeds, poly(-sure), (cv2.GC_FGD,))
     back, fore = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     cv2.setRNGSeed(7)
     try:
