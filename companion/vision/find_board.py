@@ -80,6 +80,7 @@ MARKS_SEEN = 3.0  # ...or else this much :func:`marks` of the median (stones on 
 SOME_MARKS_SEEN = 8.0  # ...or this much of the upper tenth (stones on a tenth of them)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 SEED_SURE = 0.25  # share of a proposal's side in from its edge taken for board for sure
+SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a proposal
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
 # Line scores already computed in this search, by (line response, grid, size): the same
@@ -554,7 +555,15 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             for edge in seeded_quads(small, quad, max(sizes), SEED_SURE * (max(sizes) - 1))
         ]
         edge = _from_edge(small, bh, sizes, seeded, net=False) if seeded else None
-        if edge is not None:
+        # an outline cut to fit a proposal says less than one of the board's own colour, so
+        # the grid must be marked more plainly than :data:`MIN_EVIDENCE` asks (a full board's
+        # grid slid a few lines into its side face, 0.8-1.0, is not), and the outline lie round
+        # it as a board's edge round its lines
+        if (
+            edge is not None
+            and edge[0] >= SEEDED_EVIDENCE
+            and any(board_net.edge_agrees(edge[1], edge[2], e) for _s, e in seeded)
+        ):
             found = (edge[0] / 3, edge[1], edge[2])
     if found is None:
         raise BoardNotFound(
