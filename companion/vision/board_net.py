@@ -488,7 +488,8 @@ def rescue(
     outer lines either way); and ``judge``'s evidence (the finder's: points standing out,
     lines, crossings) at least :data:`RESCUE_EVIDENCE`, or :data:`CUT_EVIDENCE` when only a
     cut outline agrees. The best evidence wins among sizes; the score is a third of it, as
-    for the finder's grids from a board's edge. ``edges``: the board outlines the caller already found (else found here, only once the network is sure).
+    for the finder's grids from a board's edge. ``edges``: the board outlines the caller
+    already found (else found here, only once the network is sure).
     """
     kept = [v for v in verdicts(small, lab, sizes, judge, edges) if v.why == "kept"]
     if not kept:
