@@ -27,6 +27,8 @@ MIN_AREA = 0.04  # a board covers at least this share of the frame
 MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
 BITTEN = 2  # outlines with a bite out of them (a hand) offered beside the whole ones
 MARGIN = (0.2, 2.0)  # spacings from a grid's outer lines to its board's edge (as board_net's)
+SEED_SIDE = 300  # longer side of the copy a seeded outline is cut on, pixels
+SEED_BAND = 3.0  # spacings beyond a grid's outer lines that may still be board, when seeded
 _ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)
 
@@ -87,6 +89,53 @@ def _nearest(feats: NDArray[np.float32], centres: NDArray[np.float32]) -> NDArra
         d0, d1, d2 = channels[0] - c[0], channels[1] - c[1], channels[2] - c[2]
         dist.append((d0 * d0 + d1 * d1) + d2 * d2)
     return np.asarray(np.argmin(np.stack(dist), axis=0), np.intp)
+
+
+def seeded_quads(image: Image, quad: Corners, n: int, sure: float = 0.0) -> list[Corners]:
+    """Board outlines round a candidate grid ``quad`` (TL TR BR BL, ``n`` lines) where the
+    colour groups of :func:`board_quads` give none: a hand across the board's edge cuts its
+    piece, a thick board's side of the same colour or a cloth close to it joins it.
+
+    The grid says where to look: its inside is taken for board, everything more than
+    :data:`SEED_BAND` spacings beyond it for background, and ``cv2.grabCut`` decides the band
+    between from the colours of the two, on a small copy round the grid. The outline is the
+    quadrilateral of what it calls board (whole, or with a bite out of it), in ``image``'s
+    pixels. This tells nothing by itself: whether the outline lies a margin beyond the grid,
+    as a board's edge does (and not on its outer lines, as for a grid locked onto the wooden
+    edge), is the caller's test."""
+    H = homography(np.asarray(quad, np.float64), n)
+
+    def grown(m: float) -> NDArray[np.float64]:  # the grid's outline m spacings beyond it
+        return project(H, (_ENDS - 0.5) * (n - 1 + 2 * m) + (n - 1) / 2)
+
+    outer = grown(SEED_BAND + 1)
+    if not np.isfinite(outer).all():
+        return []
+    h, w = image.shape[:2]
+    x0, y0 = np.maximum(np.floor(outer.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(outer.max(axis=0)).astype(int), (w, h))
+    if x1 - x0 < 20 or y1 - y0 < 20:
+        return []
+    scale = min(1.0, SEED_SIDE / max(x1 - x0, y1 - y0))
+    crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    offset = np.array([x0, y0], np.float64)
+
+    def poly(m: float) -> NDArray[np.int32]:
+        return np.asarray(np.round((grown(m) - offset) * scale), np.int32)
+
+    seeds = np.full(crop.shape[:2], cv2.GC_BGD, np.uint8)
+    cv2.fillConvexPoly(seeds, poly(SEED_BAND), (cv2.GC_PR_BGD,))
+    cv2.fillConvexPoly(seeds, poly(0.0), (cv2.GC_PR_FGD,))
+    cv2.fillConvexPoly(seeds, poly(-sure), (cv2.GC_FGD,))
+    back, fore = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(7)
+    try:
+        cv2.grabCut(crop, seeds, (0, 0, 0, 0), back, fore, 4, cv2.GC_INIT_WITH_MASK)
+    except cv2.error:  # one of the two groups empty (the band off the frame): nothing to cut
+        return []
+    board = ((seeds == cv2.GC_FGD) | (seeds == cv2.GC_PR_FGD)).astype(np.uint8)
+    whole, cut = _quad_of(board, max(3, round(0.03 * min(board.shape)) | 1))
+    return [_order(q / scale + offset) for _sol, q in whole + cut]
 
 
 def _quad_of(

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.board_edge import board_quads
+from companion.vision.board_edge import board_quads, seeded_quads
 from companion.vision.geometry import Corners, homography, project, spacing
 from companion.vision.lattice import distance_map, margin_colour
 
@@ -53,6 +53,7 @@ POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own erro
 POLISH_SURE_CORNERS = 3  # least corners the network must be sure of for :func:`polish` to move any
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
+CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
 MARGIN_LEAST, MARGIN_MOST = 0.2, 2.0  # spacings from the outer lines to the board's edge
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
@@ -459,11 +460,17 @@ def verdicts(
             continue
         if edges is None:  # only once the network is sure (most frames stop before)
             edges = [edge for _solidity, edge in board_quads(small, limit=4)]
+        bar = RESCUE_EVIDENCE
         if not any(edge_agrees(quad, n, edge) for edge in edges):
-            out.append(Verdict(quad, n, "no outline", least, None))
-            continue
+            # no outline of the board's colour round it: one cut round the grid itself, which
+            # was made to fit it and so says less (a sure grid a few lines off inside a board's
+            # wide margin agrees with one): the finder's own bar for a grid in an outline
+            if not any(edge_agrees(quad, n, edge) for edge in seeded_quads(small, quad, n)):
+                out.append(Verdict(quad, n, "no outline", least, None))
+                continue
+            bar = CUT_EVIDENCE
         ev = judge(margin_distance(lab, quad, n), quad, n)
-        out.append(Verdict(quad, n, "kept" if ev >= RESCUE_EVIDENCE else "weak", least, ev))
+        out.append(Verdict(quad, n, "kept" if ev >= bar else "weak", least, ev))
     return out
 
 
@@ -482,11 +489,15 @@ def rescue(
     do not hang together by chance must agree (:func:`verdicts`): the corner network sure of
     all four corners (each map's weight at least :data:`RESCUE_WEIGHT`) and settled after
     :data:`POLISH_ROUNDS` rounds; a board outline found from its colour
-    (:func:`companion.vision.board_edge.board_quads`) lying a margin beyond the grid on every
-    side (:func:`edge_agrees`); and ``judge``'s evidence (the finder's: points standing out,
-    lines, crossings) at least :data:`RESCUE_EVIDENCE`. The best evidence wins among sizes;
-    the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the
-    board outlines the caller already found (else found here, only once the network is sure).
+    (:func:`companion.vision.board_edge.board_quads`), or else cut round the grid itself
+    (:func:`companion.vision.board_edge.seeded_quads`: a hand or a side face of the board's
+    colour spoils the first), lying a margin beyond the grid on every side
+    (:func:`edge_agrees`; a grid locked onto the wooden edge has the board's edge on its
+    outer lines either way); and ``judge``'s evidence (the finder's: points standing out,
+    lines, crossings) at least :data:`RESCUE_EVIDENCE`, or :data:`CUT_EVIDENCE` when only a
+    cut outline agrees. The best evidence wins among sizes; the score is a third of it, as
+    for the finder's grids from a board's edge. ``edges``: the board outlines the caller
+    already found (else found here, only once the network is sure).
     """
     kept = [v for v in verdicts(small, lab, sizes, judge, edges) if v.why == "kept"]
     if not kept:

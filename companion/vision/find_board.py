@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
 from companion.vision import board_net
-from companion.vision.board_edge import board_quads, onto_outline
+from companion.vision.board_edge import board_quads, onto_outline, seeded_quads
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
@@ -80,6 +80,8 @@ LINES_SEEN = 0.25  # a grid's line score from which lines mark its points...
 MARKS_SEEN = 3.0  # ...or else this much :func:`marks` of the median (stones on half the points)
 SOME_MARKS_SEEN = 8.0  # ...or this much of the upper tenth (stones on a tenth of them)
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
+SEED_SURE = 0.25  # share of a proposal's side in from its edge taken for board for sure
+SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a proposal
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
 # Line scores already computed in this search, by (line response, grid, size): the same
@@ -575,6 +577,26 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n), outlines
         )
     if found is None:
+        # no board outline of its own colour held a grid (a hand across the board's edge, a
+        # cloth or a side face of about its colour): outlines cut round the proposer's grids,
+        # each asked for a grid as any outline is, on the same bars
+        seeded = [
+            (1.0, edge)
+            for quad in board_net.propose(small)
+            for edge in seeded_quads(small, quad, max(sizes), SEED_SURE * (max(sizes) - 1))
+        ]
+        edge = _from_edge(small, bh, sizes, seeded, net=False) if seeded else None
+        # an outline cut to fit a proposal says less than one of the board's own colour, so
+        # the grid must be marked more plainly than :data:`MIN_EVIDENCE` asks (a full board's
+        # grid slid a few lines into its side face, 0.8-1.0, is not), and the outline lie round
+        # it as a board's edge round its lines
+        if (
+            edge is not None
+            and edge[0] >= SEEDED_EVIDENCE
+            and any(board_net.edge_agrees(edge[1], edge[2], e) for _s, e in seeded)
+        ):
+            found = (edge[0] / 3, edge[1], edge[2])
+    if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
@@ -656,10 +678,13 @@ def _from_edge(
     bh: NDArray[np.uint8],
     sizes: Sequence[int],
     edges: Sequence[tuple[float, Corners]],
+    *,
+    net: bool = True,
 ) -> tuple[float, Corners, int, NDArray[np.float32]] | None:
     """The best grid centred in one of the board outlines ``edges``: (:func:`evidence`,
     corners, size, distance from the board's colour), or None when no edge holds a grid with
-    enough evidence."""
+    enough evidence. ``net``: the learned proposer's grids compete too (not when they were
+    asked already)."""
     lab = to_lab(small)
     cands: list[tuple[float, Corners, int, NDArray[np.float32]]] = []
     for _solidity, edge in edges:
@@ -670,9 +695,10 @@ def _from_edge(
         )
     # the learned proposer's grids (none without its weights; none the finder already has)
     # compete on the same evidence
-    cands.extend(
-        board_net.candidates(small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), cands)
-    )
+    if net:
+        cands.extend(
+            board_net.candidates(small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), cands)
+        )
     cands.sort(key=lambda c: -c[0])
     best: tuple[float, Corners, int, NDArray[np.float32]] | None = None
     for ev, quad, n, dist in cands[:3]:

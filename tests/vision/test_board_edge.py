@@ -1,6 +1,7 @@
 """The board's outline against a chosen grid: a grid whose outer line lies on the board's edge
 is a line off, and :func:`onto_outline` moves it in; a right grid, or one whose outline is
-merely too wide, stays where it is."""
+merely too wide, stays where it is. And the outline cut round a candidate grid
+(:func:`seeded_quads`): the board's own edge, wherever the grid lies inside it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.board_edge import margins, onto_outline
+from companion.vision.board_edge import margins, onto_outline, seeded_quads
 from companion.vision.finder_eval import corner_error
 from companion.vision.geometry import Corners, homography, project
 
@@ -71,3 +72,43 @@ def test_no_outline_or_a_degenerate_one_leaves_the_grid() -> None:
     assert onto_outline(grid, N, []) is grid
     flat = np.array([[100.0, 100.0], [460.0, 100.0], [460.0, 100.0], [100.0, 100.0]])
     assert onto_outline(grid, N, [flat]) is grid
+
+
+def _board_photo(tilt: bool) -> np.ndarray:
+    """A plain board (EDGE) with its 19 lines (margin 0.6) on a green cloth, a dark sleeve
+    across its right edge, a little noise."""
+    img = np.full((600, 640, 3), (60, 90, 70), np.uint8)
+    cv2.fillConvexPoly(img, EDGE.astype(np.int32), (90, 170, 215))
+    grid = _grid((0.6, 0.6, 0.6, 0.6))
+    for i in range(N):
+        t = i / (N - 1)
+        a, b = grid[0] + t * (grid[1] - grid[0]), grid[3] + t * (grid[2] - grid[3])
+        c, d = grid[0] + t * (grid[3] - grid[0]), grid[1] + t * (grid[2] - grid[1])
+        cv2.line(img, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)), (30, 30, 30))
+        cv2.line(img, tuple(np.round(c).astype(int)), tuple(np.round(d).astype(int)), (30, 30, 30))
+    cv2.ellipse(img, (500, 280), (110, 40), 10, 0, 360, (110, 50, 40), -1)
+    if tilt:
+        img = cv2.warpPerspective(img, TILT, (640, 600), borderValue=(60, 90, 70))
+    noise = np.random.default_rng(0).normal(0, 4, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("tilt", [False, True])
+def test_an_outline_cut_round_a_grid_is_the_board_s_edge(tilt: bool) -> None:
+    """Seeded by the right grid, the outline lies its margin (0.6 spacing) beyond it on every
+    side, sleeve and all; seeded by a grid locked onto the board's edge (its outer lines on
+    the wood's border), the outline lies on those lines, not a margin beyond: the seed does
+    not make the board bigger than it is."""
+    img = _board_photo(tilt)
+    right = _seen(_grid((0.6, 0.6, 0.6, 0.6)), tilt)
+    got = [margins(right, N, q) for q in seeded_quads(img, right, N)]
+    assert got and any(np.abs(m - 0.6).max() < 0.15 for m in got)
+    on_edge = _seen(_grid((0.0, 0.0, 0.0, 0.0)), tilt)
+    for q in seeded_quads(img, on_edge, N):
+        assert (margins(on_edge, N, q) < 0.2).any()
+
+
+def test_no_outline_is_cut_round_a_grid_off_the_frame() -> None:
+    img = _board_photo(False)
+    off = _grid((0.6, 0.6, 0.6, 0.6)) + 5000.0
+    assert seeded_quads(img, off, N) == []

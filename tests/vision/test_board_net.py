@@ -401,8 +401,18 @@ def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_eviden
     score, quad, n = found
     assert n == 19 and corner_error(quad, truth, 19) <= 0.25
     assert 0 < score <= 1
-    # the same sure grid with a board outline on its outer lines (the wooden edge): refused
+    # no outline of the board's colour round it (a hand across the edge, say): the outline
+    # cut round the grid is the board's edge all the same, but it was cut to fit, so the
+    # evidence must reach the finder's own bar for a grid in an outline, not the rescue's
     monkeypatch.setattr(board_net, "board_quads", lambda _im, limit: [(1.0, quad.copy())])
+    plain = lambda _d, _q, _n: board_net.CUT_EVIDENCE  # noqa: E731
+    assert board_net.rescue(small, lab, (19,), plain) is not None
+    faint = lambda _d, _q, _n: board_net.CUT_EVIDENCE - 0.01  # noqa: E731
+    assert faint(None, None, None) >= board_net.RESCUE_EVIDENCE
+    assert board_net.rescue(small, lab, (19,), faint) is None
+    # the same sure grid with a board outline on its outer lines (the wooden edge), found by
+    # colour or cut round the grid: refused
+    monkeypatch.setattr(board_net, "seeded_quads", lambda _im, q, _n: [q.copy()])
     assert board_net.rescue(small, lab, (19,), judge) is None
     monkeypatch.undo()
     # the same grid and edge with evidence under the bar: refused
@@ -424,7 +434,9 @@ def test_each_refused_grid_says_which_bar_it_failed(monkeypatch: pytest.MonkeyPa
     weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
     assert "weak" in {v.why for v in board_net.verdicts(small, lab, (19,), weak)}
     on_lines = [right[0].quad.copy()]
+    monkeypatch.setattr(board_net, "seeded_quads", lambda _im, q, _n: [q.copy()])
     assert "no outline" in {v.why for v in board_net.verdicts(small, lab, (19,), judge, on_lines)}
+    monkeypatch.undo()
     monkeypatch.setattr(board_net, "RESCUE_WEIGHT", 1.01)
     assert {v.why for v in board_net.verdicts(small, lab, (19,), judge)} == {"unsure"}
 

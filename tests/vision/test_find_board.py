@@ -330,6 +330,44 @@ def test_lines_on_a_checked_cloth_are_cut_off_at_the_board_outline() -> None:
     assert _found_within(found.corners, case.corners, 19) <= 0.25
 
 
+def test_a_board_whose_outline_its_colour_does_not_give_is_rescued(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tuning scene 209 motion-blurred: a thick 19x19 board whose side face has the top's
+    colour, so no outline of that colour lies round its grid; the corner network is sure of
+    the right grid, and the outline cut round it (:func:`board_edge.seeded_quads`) lies a
+    margin beyond it. Without that outline: no board."""
+    from companion.vision import board_net
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([209], ["motion"])
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert _found_within(found.corners, case.corners, 19) <= 0.25
+    monkeypatch.setattr(board_net, "seeded_quads", lambda _im, _q, _n: [])
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=19)
+
+
+def test_a_board_on_stripes_of_its_colour_is_found_in_an_outline_cut_round_a_proposal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tuning scene 16 blurred: a white 19x19 board on a table striped white and blue, so
+    the board's colour outline runs on along the stripes and holds no grid, and the blurred
+    lines make no grid alone; the outline cut round the proposer's grid is the board's, and
+    the lattice in it is the board. Without that outline: no board."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([16], ["blur"])
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert _found_within(found.corners, case.corners, 19) <= 0.25
+    monkeypatch.setattr(fbm, "seeded_quads", lambda *_a: [])
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=19)
+
+
 def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Three plain boards on a cloth: six outlines and no grid. Each outline searched alone is
     a whole search for a grid (seconds on a frame of many), so only the best
