@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision import board_edge, crossings, find_board, lattice
+from companion.vision import board_edge, find_board, lattice
 
 
 def _plain_profile_score(top: NDArray[np.float32], n: int) -> float:
@@ -70,78 +70,6 @@ def test_nearest_colour_group_same_as_plain_numpy() -> None:
         )
         want = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
         assert np.array_equal(board_edge._nearest(feats, centres), want)
-
-
-def test_refine_same_as_one_window_at_a_time() -> None:
-    """The crossings' windows gathered at once pick the peaks the loop over points picked."""
-    rng = np.random.default_rng(3)
-    bh = np.zeros((300, 400), np.uint8)
-    n, step, x0, y0 = 9, 30.0, 70.0, 40.0
-    for i in range(n):
-        a = round(x0 + i * step)
-        bh[round(y0) : round(y0 + 8 * step) + 1, a] = 120
-        b = round(y0 + i * step)
-        bh[b, round(x0) : round(x0 + 8 * step) + 1] = 120
-    bh = np.clip(bh.astype(np.int16) + rng.integers(0, 30, bh.shape), 0, 255).astype(np.uint8)
-    truth = np.array(
-        [[x0, y0], [x0 + 8 * step, y0], [x0 + 8 * step, y0 + 8 * step], [x0, y0 + 8 * step]]
-    )
-    for _ in range(10):
-        quad = truth + rng.normal(0, 3, truth.shape)
-        got, share = crossings.refine(bh, quad, n)
-        want, want_share = _loop_refine(bh, quad, n)
-        assert share == want_share and np.array_equal(got, want)
-
-
-def _loop_refine(
-    bh: NDArray[np.uint8], quad: NDArray[np.float64], n: int
-) -> tuple[NDArray[np.float64], float]:
-    """:func:`crossings.refine` as it was written before: one window per point in a loop."""
-    import cv2
-
-    from companion.vision.geometry import homography, project, spacing
-
-    H = homography(quad, n)
-    rr, cc = np.mgrid[0:n, 0:n]
-    pts = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
-    img_pts = project(H, pts)
-    sp = spacing(quad, n)
-    r = max(2, round(float(sp * 0.3)))
-    arm = max(3, round(float(sp * 0.45)))
-    h, w = bh.shape
-    pad = arm + r + 2
-    lo = np.clip(np.floor(img_pts.min(axis=0)).astype(int) - pad, 0, [w, h])
-    hi = np.clip(np.ceil(img_pts.max(axis=0)).astype(int) + pad + 1, 0, [w, h])
-    ox, oy = int(lo[0]), int(lo[1])
-    bhf = bh[oy : int(hi[1]), ox : int(hi[0])].astype(np.float32)
-    k = 2 * arm + 1
-    cross = (
-        cv2.boxFilter(bhf, -1, (k, 1), normalize=False, borderType=cv2.BORDER_REFLECT_101)
-        + cv2.boxFilter(bhf, -1, (1, k), normalize=False, borderType=cv2.BORDER_REFLECT_101)
-        - bhf
-    ) / float(2 * k - 1)
-    src, dst = [], []
-    for (bx, by), (x, y) in zip(pts, img_pts, strict=True):
-        xi, yi = round(float(x)), round(float(y))
-        if xi - r < 0 or yi - r < 0 or xi + r + 1 > w or yi + r + 1 > h:
-            continue
-        win = cross[yi - r - oy : yi + r + 1 - oy, xi - r - ox : xi + r + 1 - ox]
-        j = int(np.argmax(win))
-        if float(win.flat[j]) < 8.0:
-            continue
-        dy, dx = divmod(j, win.shape[1])
-        src.append((bx, by))
-        dst.append((xi - r + dx, yi - r + dy))
-    H2, inl = cv2.findHomography(
-        np.array(src, np.float32),
-        np.array(dst, np.float32),
-        cv2.RANSAC,
-        max(1.5, sp * 0.12),
-        maxIters=300,
-        confidence=0.99,
-    )
-    ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64)
-    return project(np.asarray(H2, np.float64), ends), float(inl.sum()) / (n * n)
 
 
 def test_axis_scores_same_as_one_profile_at_a_time() -> None:
