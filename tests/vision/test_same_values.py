@@ -13,23 +13,24 @@ from numpy.typing import NDArray
 from companion.vision import board_edge, find_board, lattice
 
 
+def _plain_axis_score(prof: NDArray[np.float64], n: int) -> float:
+    """One profile's line score as it was written before, alone."""
+    side = len(prof)
+    margin = side / (n - 1) * 0.5
+    pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
+    mid = pos[:-1] + (pos[1] - pos[0]) / 2
+    on = find_board._window(prof, pos).max(axis=1)
+    off = np.nanmean(find_board._window(prof, mid, np.nan), axis=1)
+    on_level = np.median(on)
+    present = np.mean(on > 2 * off.mean())
+    return float((on_level - np.median(off)) / (on_level + 1e-6) * present)
+
+
 def _plain_profile_score(top: NDArray[np.float32], n: int) -> float:
     """The line score as it was written before: four profiles one by one, numpy's median."""
 
     def axis_score(across: NDArray[np.float32], down: NDArray[np.float32]) -> float:
-        side = top.shape[0]
-        margin = side / (n - 1) * 0.5
-        pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
-        mid = pos[:-1] + (pos[1] - pos[0]) / 2
-        scores = []
-        for raw in (across, down):
-            prof = np.asarray(raw, dtype=np.float64)
-            on = find_board._window(prof, pos).max(axis=1)
-            off = np.nanmean(find_board._window(prof, mid, np.nan), axis=1)
-            on_level = np.median(on)
-            present = np.mean(on > 2 * off.mean())
-            scores.append((on_level - np.median(off)) / (on_level + 1e-6) * present)
-        return float(min(scores))
+        return min(_plain_axis_score(np.asarray(raw, np.float64), n) for raw in (across, down))
 
     return max(
         axis_score(top.mean(axis=0), top.mean(axis=1)),
@@ -83,11 +84,4 @@ def test_axis_scores_same_as_one_profile_at_a_time() -> None:
             profs = np.round(profs)
         got = find_board._axis_scores(profs, n)
         for i in range(4):
-            margin = side / (n - 1) * 0.5
-            pos = margin + np.arange(n) * (side - 2 * margin) / (n - 1)
-            mid = pos[:-1] + (pos[1] - pos[0]) / 2
-            on = find_board._window(profs[i], pos).max(axis=1)
-            off = np.nanmean(find_board._window(profs[i], mid, np.nan), axis=1)
-            present = np.mean(on > 2 * off.mean())
-            want = (np.median(on) - np.median(off)) / (np.median(on) + 1e-6) * present
-            assert got[i] == want
+            assert got[i] == _plain_axis_score(profs[i], n)
