@@ -114,8 +114,8 @@ class Crossings:
 WEAK_LINE = 0.35  # of the inner lines' crossing response: an outer line with hardly any
 STRONG_BEYOND = 0.5  # ...facing a line beyond the other side with at least this much
 # ...and, since session 11 (nine11), the outer line on that other side crossed both ways like
-# an inner line (a T, a right grid's outer line, answers about half an inner line): chosen on
-# tuning scenes, where the slides this refuses had 0.19-0.48 there and the right ones 0.67-1.17
+# an inner line (a T, a right grid's outer line, answers about half an inner line, 0.5-0.6 on a
+# drawn grid); 0.6 chosen on tuning scenes (BOARD_CARD, "Session 11 (nine11)")
 FULL_CROSSES = 0.6
 
 
