@@ -58,6 +58,11 @@ RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to o
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
 MARGIN_LEAST, MARGIN_MOST = 0.2, 2.0  # spacings from the outer lines to the board's edge
+CLOSER_MASK = 0.5  # mask level whose pieces say where :func:`closer` looks again
+CLOSER_GROW = 1.3  # side of a closer look's crop over the longer side of the mask piece's box
+CLOSER_MOST = 0.8  # a crop covering more of the frame than this is not a closer look
+CLOSER_PIECES = 2  # mask pieces (largest first) looked at again
+CLOSER_LEAST = 32  # pixels: a crop narrower than this is noise in the mask
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -197,6 +202,41 @@ def propose(image: Image, *, path: Path | None = None, limit: int = 2) -> list[N
     view, k, off = letterbox(image)
     heat, mask = net.maps(view)
     return [(c - off) / k for _conf, c in decode(heat, mask, limit=limit)]
+
+
+def closer(image: Image, *, path: Path | None = None, limit: int = 2) -> list[NDArray[np.float64]]:
+    """Proposals (as :func:`propose`'s, in ``image`` pixels) from a second look at crops round
+    where the network's mask puts a board: each of the :data:`CLOSER_PIECES` largest pieces of
+    the mask over :data:`CLOSER_MASK`, its box grown by :data:`CLOSER_GROW` to a square, cut
+    out and proposed on alone. Why: the whole frame is shrunk to 256 x 192, where a 19 x 19
+    grid on a board a sixth of the frame has a spacing of 3-4 input pixels and its corner
+    peaks blur together; the mask, a coarser answer, still finds the board. A crop covering
+    most of the frame (over :data:`CLOSER_MOST`) is skipped: it would see what the first look
+    saw."""
+    net = load(path)
+    if net is None:
+        return []
+    view, k, off = letterbox(image)
+    _heat, mask = net.maps(view)
+    _count, _labels, stats, _centres = cv2.connectedComponentsWithStats(
+        (mask >= CLOSER_MASK).astype(np.uint8)
+    )
+    h, w = image.shape[:2]
+    out: list[NDArray[np.float64]] = []
+    for i in (np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:CLOSER_PIECES] + 1).tolist():
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        # mask cells -> view pixels (cell edges) -> image pixels
+        lo = (np.array([x, y], np.float64) * STRIDE - 0.5 - off) / k
+        hi = (np.array([x + bw, y + bh], np.float64) * STRIDE - 0.5 - off) / k
+        centre, half = (lo + hi) / 2, float((hi - lo).max()) / 2 * CLOSER_GROW
+        x0, y0 = (max(0, int(v)) for v in centre - half)
+        x1, y1 = min(w, int(np.ceil(centre[0] + half))), min(h, int(np.ceil(centre[1] + half)))
+        if min(x1 - x0, y1 - y0) < CLOSER_LEAST or (x1 - x0) * (y1 - y0) > CLOSER_MOST * w * h:
+            continue
+        crop = np.ascontiguousarray(image[y0:y1, x0:x1])
+        shift = np.array([x0, y0], np.float64)
+        out.extend(quad + shift for quad in propose(crop, path=path, limit=limit))
+    return out
 
 
 def pyramid(image: Image, levels: int = 4) -> list[Image]:
@@ -447,11 +487,13 @@ def verdicts(
     sizes: Sequence[int],
     judge: Judge,
     edges: Sequence[Corners] | None = None,
+    proposals: Sequence[Corners] | None = None,
 ) -> list[Verdict]:
-    """Each proposal, refined for each size, judged by :func:`rescue`'s bars in turn (the
-    cheap ones first: the outlines are looked for, and the judge asked, only for a grid the
-    network is sure of and settled on)."""
-    pairs = [(quad, n) for quad in propose(small) for n in sizes if n >= 2]
+    """Each proposal (``proposals``, or else :func:`propose`'s), refined for each size, judged
+    by :func:`rescue`'s bars in turn (the cheap ones first: the outlines are looked for, and
+    the judge asked, only for a grid the network is sure of and settled on)."""
+    quads = propose(small) if proposals is None else proposals
+    pairs = [(quad, n) for quad in quads for n in sizes if n >= 2]
     if not pairs:
         return []
     out: list[Verdict] = []
@@ -490,6 +532,7 @@ def rescue(
     sizes: Sequence[int],
     judge: Judge,
     edges: Sequence[Corners] | None = None,
+    proposals: Sequence[Corners] | None = None,
 ) -> tuple[float, Corners, int] | None:
     """A board where the classic finder found none (every cue too weak for its own bar: a
     blurred full board, a hand across it): (score, corners in ``small``, size) or None.
@@ -507,9 +550,10 @@ def rescue(
     lines, crossings) at least :data:`RESCUE_EVIDENCE`, or :data:`CUT_EVIDENCE` when only a
     cut outline agrees. The best evidence wins among sizes; the score is a third of it, as
     for the finder's grids from a board's edge. ``edges``: the board outlines the caller
-    already found (else found here, only once the network is sure).
+    already found (else found here, only once the network is sure). ``proposals``: the grids
+    to judge (default :func:`propose`'s; :func:`closer`'s for a second look).
     """
-    kept = [v for v in verdicts(small, lab, sizes, judge, edges) if v.why == "kept"]
+    kept = [v for v in verdicts(small, lab, sizes, judge, edges, proposals) if v.why == "kept"]
     if not kept:
         return None
     best = max(kept, key=lambda v: v.evidence or 0.0)

@@ -82,6 +82,7 @@ SOME_MARKS_SEEN = 8.0  # ...or this much of the upper tenth (stones on a tenth o
 INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found inside it covers
 SEED_SURE = 0.25  # share of a proposal's side in from its edge taken for board for sure
 SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a proposal
+LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask (crop11)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
 # Line scores already computed in this search, by (line response, grid, size): the same
@@ -578,24 +579,15 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         )
     if found is None:
         # no board outline of its own colour held a grid (a hand across the board's edge, a
-        # cloth or a side face of about its colour): outlines cut round the proposer's grids,
-        # each asked for a grid as any outline is, on the same bars
-        seeded = [
-            (1.0, edge)
-            for quad in board_net.propose(small)
-            for edge in seeded_quads(small, quad, max(sizes), SEED_SURE * (max(sizes) - 1))
-        ]
-        edge = _from_edge(small, bh, sizes, seeded, net=False) if seeded else None
-        # an outline cut to fit a proposal says less than one of the board's own colour, so
-        # the grid must be marked more plainly than :data:`MIN_EVIDENCE` asks (a full board's
-        # grid slid a few lines into its side face, 0.8-1.0, is not), and the outline lie round
-        # it as a board's edge round its lines
-        if (
-            edge is not None
-            and edge[0] >= SEEDED_EVIDENCE
-            and any(board_net.edge_agrees(edge[1], edge[2], e) for _s, e in seeded)
-        ):
-            found = (edge[0] / 3, edge[1], edge[2])
+        # cloth or a side face of about its colour): outlines cut round the proposer's grids
+        found = _seeded(small, bh, sizes, board_net.propose(small))
+    if found is None and LOOK_CLOSER:
+        # a small board (its corner peaks blurred together in the proposer's whole-frame
+        # view): the proposer again on crops round its mask, through the same two steps
+        near = board_net.closer(small)
+        found = board_net.rescue(
+            small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, near
+        ) or _seeded(small, bh, sizes, near)
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
@@ -617,6 +609,32 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     if not sure:  # the corner network places the grid's corners where it is sure of them
         corners = order_corners(board_net.polish(small, corners * scale, n) / scale)
     return score, corners, n
+
+
+def _seeded(
+    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int], proposals: Sequence[Corners]
+) -> tuple[float, Corners, int] | None:
+    """A grid in an outline cut round one of the proposer's ``proposals`` (where no board
+    outline of its own colour held one: a hand across the board's edge, a cloth or a side face
+    of about its colour), each outline asked for a grid as any outline is, on the same bars:
+    (score, corners, size) or None."""
+    seeded = [
+        (1.0, edge)
+        for quad in proposals
+        for edge in seeded_quads(small, quad, max(sizes), SEED_SURE * (max(sizes) - 1))
+    ]
+    edge = _from_edge(small, bh, sizes, seeded, net=False) if seeded else None
+    # an outline cut to fit a proposal says less than one of the board's own colour, so the
+    # grid must be marked more plainly than :data:`MIN_EVIDENCE` asks (a full board's grid
+    # slid a few lines into its side face, 0.8-1.0, is not), and the outline lie round it as
+    # a board's edge round its lines
+    if (
+        edge is not None
+        and edge[0] >= SEEDED_EVIDENCE
+        and any(board_net.edge_agrees(edge[1], edge[2], e) for _s, e in seeded)
+    ):
+        return edge[0] / 3, edge[1], edge[2]
+    return None
 
 
 def _whole(

@@ -368,6 +368,25 @@ def test_a_board_on_stripes_of_its_colour_is_found_in_an_outline_cut_round_a_pro
         find_board(case.image, size=19)
 
 
+def test_a_small_board_the_proposer_misses_in_the_whole_frame_is_found_closer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tuning scene 67: a thick 19x19 board on a checked cloth, an eighth of the frame, so a
+    spacing is under 4 pixels of the proposer's whole-frame view and its proposals there are
+    2-5 spacings off; the proposer again on a crop round its own mask gives the grid the
+    rescue's steps keep. Without that closer look: no board."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    case = next(scene_cases([67], []))
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert _found_within(found.corners, case.corners, 19) <= 0.25
+    monkeypatch.setattr(fbm, "LOOK_CLOSER", False)
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=19)
+
+
 def test_lines_are_searched_inside_a_few_outlines_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Three plain boards on a cloth: six outlines and no grid. Each outline searched alone is
     a whole search for a grid (seconds on a frame of many), so only the best
