@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from companion.errors import VisionError
 from companion.vision.board_edge import board_quads, seeded_quads
 from companion.vision.geometry import Corners, homography, project, spacing
-from companion.vision.lattice import distance_map, margin_colour
+from companion.vision.lattice import distance_map, margin_colour, squareness
 
 Image = NDArray[np.uint8]
 INPUT_W, INPUT_H = 256, 192  # the network's input (4:3; other frames are letterboxed)
@@ -51,6 +51,9 @@ POLISH_SETTLED = 0.1  # spacings: most a corner may move in the last round
 POLISH_REACH = 1.5  # spacings: most a corner may move in all
 POLISH_LEAST = 0.15  # spacings: a smaller move is within the network's own error: no move
 POLISH_SURE_CORNERS = 3  # least corners the network must be sure of for :func:`polish` to move any
+# most :func:`lattice.squareness` of a polished grid (unless no worse than before): the finder's
+# own bar for a grid a camera can see as a square (find_board.SQUARE_TOL; session 11, nine11)
+POLISH_SQUARE = 0.05
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
@@ -412,7 +415,9 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     corrects; the finder's own cues cannot judge the move, since it already chose the grid that
     suits them best. Why corner by corner: under blur one corner's map is often unsure (a hand,
     a stone or the depth of field over it) while the other three are right, and refusing all
-    four for it left grids a third of a spacing off."""
+    four for it left grids a third of a spacing off. A move that leaves the grid a shape no
+    camera sees a square as (:data:`POLISH_SQUARE`) is refused: on 9 x 9 tuning scenes the
+    network moved a lone corner under a hand 0.8 spacing along a line, sure of it."""
     if n < 2 or not np.isfinite(quad).all():
         return quad
     ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
@@ -428,6 +433,11 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
         return quad
     out = np.array(quad, np.float64)
     out[sure] = steps[-1][sure]
+    # one corner dragged along a line under a hand (the others still) makes a shape no camera
+    # sees a square board as: the move is refused, as the finder refuses such a grid
+    bent = squareness(out, small.shape)
+    if bent > POLISH_SQUARE and bent > squareness(quad, small.shape):
+        return quad
     return out
 
 

@@ -111,13 +111,28 @@ class Crossings:
         return float(np.median([self.line(axis, i) for i in range(1, self.n - 1)]))
 
 
+WEAK_LINE = 0.35  # of the inner lines' crossing response: an outer line with hardly any
+STRONG_BEYOND = 0.5  # ...facing a line beyond the other side with at least this much
+# ...and, since session 11 (nine11), the outer line on that other side crossed both ways like
+# an inner line (a T, a right grid's outer line, answers about half an inner line, 0.5-0.6 on a
+# drawn grid); 0.6 chosen on tuning scenes (BOARD_CARD, "Session 11 (nine11)")
+FULL_CROSSES = 0.6
+
+
 def shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
     """Slide the grid by a line if that fits better: is the grid off by one row or column?
 
     A board's edge or a shadow parallel to the grid can pass for its outermost line. Every
     intersection has lines both ways (at the edge, a T); an edge line crossed by nothing
     has one. An outermost line with hardly any crossings, facing a line with plenty just
-    beyond the other side, means the grid is one line off.
+    beyond the other side, means the grid is one line off when two more things hold, as on
+    a grid slid onto the board's edge: nothing crosses beyond that weak line either (it is
+    the board's edge, the table past it), and the outer line on the other side is crossed
+    both ways (:data:`FULL_CROSSES`: it is one of the board's inner lines). Without them a
+    right grid was slid a line off: its outer lines are T's, about half as strong as an
+    inner line, so blur or stones put one under :data:`WEAK_LINE`, while one spacing beyond
+    the grid (on a 9 x 9 board often the board's side face, its edge or a patterned cloth)
+    answers the filter both ways as strongly as the lines do.
     """
     x = Crossings(bh, quad, n)
     shift = [0, 0]
@@ -125,9 +140,11 @@ def shift_check(bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:
         inner = x.inner(axis)
         first, last = x.line(axis, 0), x.line(axis, n - 1)
         before, after = x.line(axis, -1), x.line(axis, n)
-        if last < 0.35 * inner and before > 0.5 * inner:
+        weak, strong = WEAK_LINE * inner, STRONG_BEYOND * inner
+        full = FULL_CROSSES * inner
+        if last < weak and after < weak and before > strong and first >= full:
             shift[axis] = -1
-        elif first < 0.35 * inner and after > 0.5 * inner:
+        elif first < weak and before < weak and after > strong and last >= full:
             shift[axis] = 1
     if shift == [0, 0]:
         return quad

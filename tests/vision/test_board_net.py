@@ -16,7 +16,7 @@ from companion.errors import BoardNotFound
 from companion.vision import board_data, board_net
 from companion.vision.find_board import find_board
 from companion.vision.finder_eval import cloth, corner_error
-from companion.vision.geometry import homography, project
+from companion.vision.geometry import Corners, homography, project
 from companion.vision.render import random_position, render_board
 from companion.vision.scene import TEST_SEEDS_FROM, render_scene
 
@@ -478,3 +478,32 @@ def test_a_corner_the_network_is_unsure_of_does_not_stop_the_other_three(
     monkeypatch.setattr(board_net, "POLISH_SURE_CORNERS", 4)  # all four or none, as before
     found = find_board(case.image, size=19)
     assert corner_error(found.corners, case.corners, 19) > 0.3
+
+
+@pytest.mark.parametrize("lone", [True, False])
+def test_a_polish_that_bends_the_grid_out_of_a_square_is_refused(
+    monkeypatch: pytest.MonkeyPatch, lone: bool
+) -> None:
+    """A stand-in corner network, sure of all four corners: one corner dragged 0.8 spacing
+    along the bottom line while the other three stay (as under a hand on 9 x 9 tuning scene 131,
+    motion-blurred: 0.24 -> 0.92 spacing) leaves a shape no camera sees a square as, and the
+    grid stays (fails on main's code); the whole grid moved 0.4 spacing stays a square and
+    moves."""
+    n = 9
+    quad = np.array([[200.0, 150.0], [520.0, 150.0], [520.0, 470.0], [200.0, 470.0]])
+    step = 320.0 / (n - 1)
+    if lone:
+        moved = quad.copy()
+        moved[2, 0] += 0.8 * step
+    else:
+        moved = quad + np.array([0.4 * step, 0.0])
+
+    def stand_in(
+        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
+    ) -> list[tuple[list[Corners], Corners]]:
+        return [([quads[0][0], *[moved] * rounds], np.ones(4))]
+
+    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+    image = np.full((600, 800, 3), 128, np.uint8)
+    out = board_net.polish(image, quad, n)
+    np.testing.assert_array_equal(out, quad if lone else moved)
