@@ -573,21 +573,22 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 # from a sharpened photo are trusted less: a tie goes to the edge)
                 found = (ev / 3, quad, n)
     if found is None:
-        # the learned proposer, where its corners, the board's edge and the points agree
-        found = board_net.rescue(
-            small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n), outlines
-        )
-    if found is None:
-        # no board outline of its own colour held a grid (a hand across the board's edge, a
-        # cloth or a side face of about its colour): outlines cut round the proposer's grids
-        found = _seeded(small, bh, sizes, board_net.propose(small))
-    if found is None and LOOK_CLOSER:
-        # a small board (its corner peaks blurred together in the proposer's whole-frame
-        # view): the proposer again on crops round its mask, through the same two steps
-        near = board_net.closer(small)
-        found = board_net.rescue(
-            small, to_lab(small), sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, near
-        ) or _seeded(small, bh, sizes, near)
+        lab = to_lab(small)
+
+        def from_proposals(quads: Sequence[Corners]) -> tuple[float, Corners, int] | None:
+            # the learned proposer's grids, where their corners, the board's edge and the
+            # points agree; else outlines cut round them (no board outline of its own colour
+            # held a grid: a hand across the board's edge, a cloth or a side face of about its
+            # colour)
+            return board_net.rescue(
+                small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, quads
+            ) or _seeded(small, bh, sizes, quads)
+
+        found = from_proposals(board_net.propose(small))
+        if found is None and LOOK_CLOSER:
+            # a small board (its corner peaks blurred together in the proposer's whole-frame
+            # view): the proposer again on crops round its mask, through the same two steps
+            found = from_proposals(board_net.closer(small))
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
