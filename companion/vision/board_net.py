@@ -741,9 +741,9 @@ def hidden(
     all four corners is judged as any proposal is (:func:`rescue`, its bars unchanged); one
     with its fourth corner still unseen must keep the three sure and be marked on its
     points far more plainly than a rescued grid (``judge``'s evidence at least
-    :data:`HIDDEN_EVIDENCE`, where a grid a third of a spacing off scores up to 1.1) and be
+    :data:`HIDDEN_EVIDENCE`; on tuning scenes a grid a third of a spacing off reached 1.15) and be
     a square a camera can see (:data:`POLISH_SQUARE`)."""
-    seeds = [q for q in proposals] + completed(small)
+    seeds = list(proposals) + completed(small)
     pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
     if not pairs:
         return None
@@ -773,9 +773,8 @@ def hidden(
                 quad = None
                 break
             out = np.where(now[:, None], again, moved)
-            still = float(np.linalg.norm(out - quad, axis=1).max()) < POLISH_SETTLED * spacing(
-                out, n
-            )
+            moved_most = float(np.linalg.norm(out - quad, axis=1).max())
+            still = moved_most < POLISH_SETTLED * spacing(out, n)
             quad, sure = out, now
             if still:
                 break
