@@ -54,13 +54,16 @@ POLISH_SURE_CORNERS = 3  # least corners the network must be sure of for :func:`
 # most :func:`lattice.squareness` of a polished grid (unless no worse than before): the finder's
 # own bar for a grid a camera can see as a square (find_board.SQUARE_TOL; session 11, nine11)
 POLISH_SQUARE = 0.05
-# a polish that makes the board's outline lie unevenly round the grid, by more than this many
-# spacings beyond how unevenly it lay before (:func:`board_edge.unevenness`), is refused: about
-# the scatter of outlines round right grids (90 % under 0.48 on tuning scenes; session 12, off12)
+# a polish that makes a board outline lie unevenly round the grid, by more than this many
+# spacings beyond how unevenly it lay before (:func:`board_edge.unevenness`), is refused: the
+# scatter of outlines round right grids (90 % under 0.48 on tuning scenes; session 12, off12)
 POLISH_UNEVEN = 0.5
 # an outline round the grid this evenly (spacings) is the one the finder centred it in
 # (:func:`lattice.fit_in_edge`), no cue of its own on where the corners are
 POLISH_CENTRED = 0.05
+# ...and one lying round it more unevenly than this does not agree with it (round right grids
+# on tuning scenes, outlines' unevenness: median 0.15, three quarters under 0.24)
+POLISH_EVEN = 0.4
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
@@ -454,16 +457,22 @@ def polish(small: Image, quad: Corners, n: int, edges: Sequence[Corners] = ()) -
 
 
 def _off_its_board(quad: Corners, moved: Corners, n: int, edges: Sequence[Corners]) -> bool:
-    """Whether moving the grid ``quad`` to ``moved`` pulls it off its board: some outline in
+    """Whether moving the grid ``quad`` to ``moved`` pulls it off its board: an outline in
     ``edges`` (found from the board's colour, a cue apart from the crossings and the network)
-    lay round ``quad`` fairly evenly, as a board's edge round its centred grid, and lies round
-    ``moved`` more unevenly by over :data:`POLISH_UNEVEN` spacings. An outline the grid was
-    centred in (:data:`POLISH_CENTRED`) says nothing: its evenness is the finder's own doing."""
-    for edge in edges:
-        before = margins(quad, n, edge)
-        if not lies_round(before) or unevenness(before) < POLISH_CENTRED:
+    lay round ``quad`` as a board's edge round its centred grid (margins even to within
+    :data:`POLISH_EVEN` spacings, :func:`board_edge.unevenness`), lies round ``moved`` more
+    unevenly by over :data:`POLISH_UNEVEN` spacings, and no outline lies round ``moved`` within
+    that either (a grid moved from a wrong place onto its board fits the board's own outline
+    instead). An outline the grid was centred in (:data:`POLISH_CENTRED`) does not count: its
+    evenness round ``quad`` is the finder's own doing."""
+    before = [margins(quad, n, edge) for edge in edges]
+    after = [margins(moved, n, edge) for edge in edges]
+    now = min((unevenness(m) for m in after if lies_round(m)), default=float("inf"))
+    for was, becomes in zip(before, after, strict=True):
+        if not lies_round(was) or not POLISH_CENTRED <= unevenness(was) <= POLISH_EVEN:
             continue
-        if unevenness(margins(moved, n, edge)) > unevenness(before) + POLISH_UNEVEN:
+        bar = unevenness(was) + POLISH_UNEVEN
+        if unevenness(becomes) > bar and now > bar:
             return True
     return False
 
