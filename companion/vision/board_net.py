@@ -61,8 +61,8 @@ POLISH_UNEVEN = 0.5
 # an outline round the grid this evenly (spacings) is the one the finder centred it in
 # (:func:`lattice.fit_in_edge`), no cue of its own on where the corners are
 POLISH_CENTRED = 0.05
-# ...and one lying round it more unevenly than this does not agree with it (round right grids
-# on tuning scenes, outlines' unevenness: median 0.15, three quarters under 0.24)
+# ...and one lying round it more unevenly than this does not agree with it (outlines round
+# right grids the polish was asked to move, tuning scenes: median 0.15, three quarters under 0.24)
 POLISH_EVEN = 0.4
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
@@ -465,8 +465,11 @@ def _off_its_board(quad: Corners, moved: Corners, n: int, edges: Sequence[Corner
     that either (a grid moved from a wrong place onto its board fits the board's own outline
     instead). An outline the grid was centred in (:data:`POLISH_CENTRED`) does not count: its
     evenness round ``quad`` is the finder's own doing."""
-    before = [margins(quad, n, edge) for edge in edges]
-    after = [margins(moved, n, edge) for edge in edges]
+    try:
+        before = [margins(quad, n, edge) for edge in edges]
+        after = [margins(moved, n, edge) for edge in edges]
+    except np.linalg.LinAlgError:  # a degenerate grid: nothing to go by
+        return False
     now = min((unevenness(m) for m in after if lies_round(m)), default=float("inf"))
     for was, becomes in zip(before, after, strict=True):
         if not lies_round(was) or not POLISH_CENTRED <= unevenness(was) <= POLISH_EVEN:
