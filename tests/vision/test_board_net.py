@@ -340,7 +340,9 @@ def test_a_sure_grid_placed_by_its_crossings_is_not_polished(
     r = render_board(rows, size=19, tilt=15, rotate=-10, seed=11)
     monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad + 0.25)
     asked: list[int] = []
-    monkeypatch.setattr(board_net, "polish", lambda _s, quad, _n: asked.append(1) or quad)
+    monkeypatch.setattr(
+        board_net, "polish", lambda _s, quad, _n, _edges=(): asked.append(1) or quad
+    )
     found = find_board(r.image)
     assert found.score >= fbm.SURE_SCORE and asked == []
     monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad)  # none placed
