@@ -281,9 +281,18 @@ def margins(quad: Corners, n: int, edge: Corners) -> NDArray[np.float64]:
     return out
 
 
-def _round(m: NDArray[np.float64]) -> bool:
+def lies_round(m: NDArray[np.float64]) -> bool:
     """Whether margins (:func:`margins`) are those of a board's edge round its grid."""
     return bool(np.isfinite(m).all() and (m >= MARGIN[0]).all() and (m <= MARGIN[1]).all())
+
+
+def unevenness(m: NDArray[np.float64]) -> float:
+    """How unevenly a grid sits in an outline, from its margins (:func:`margins`): the larger,
+    over the grid's two axes, of the spread of the four corners' margins, in spacings. A board's
+    grid is centred on it, so round the right grid its outline's margins are about equal."""
+    if not np.isfinite(m).all():
+        return float("inf")
+    return float(max(np.ptp(m[:, 0]), np.ptp(m[:, 1])))
 
 
 def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
@@ -300,7 +309,7 @@ def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
     """
     try:
         here = [margins(quad, n, e) for e in edges]  # the grid as found, against each outline
-        if not edges or any(_round(m) for m in here):
+        if not edges or any(lies_round(m) for m in here):
             return quad
         H = homography(np.asarray(quad, np.float64), n)
         moves = []
@@ -310,7 +319,7 @@ def onto_outline(quad: Corners, n: int, edges: list[Corners]) -> Corners:
                     continue
                 moved = project(H, _ENDS * (n - 1) + (dx, dy))
                 if any(
-                    _round(margins(moved, n, e)) and _on_edge(m, dx, dy)
+                    lies_round(margins(moved, n, e)) and _on_edge(m, dx, dy)
                     for e, m in zip(edges, here, strict=True)
                 ):
                     moves.append(moved)

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.board_edge import board_quads, seeded_quads
+from companion.vision.board_edge import board_quads, lies_round, margins, seeded_quads, unevenness
 from companion.vision.geometry import Corners, homography, project, spacing
 from companion.vision.lattice import distance_map, margin_colour, squareness
 
@@ -55,6 +55,16 @@ POLISH_SURE_CORNERS = 3  # least corners the network must be sure of for :func:`
 # most :func:`lattice.squareness` of a polished grid (unless no worse than before): the finder's
 # own bar for a grid a camera can see as a square (find_board.SQUARE_TOL; session 11, nine11)
 POLISH_SQUARE = 0.05
+# a polish that makes a board outline lie unevenly round the grid, by more than this many
+# spacings beyond how unevenly it lay before (:func:`board_edge.unevenness`), is refused: the
+# scatter of outlines round right grids (90 % under 0.48 on tuning scenes; session 12, off12)
+POLISH_UNEVEN = 0.5
+# an outline round the grid this evenly (spacings) is the one the finder centred it in
+# (:func:`lattice.fit_in_edge`), no cue of its own on where the corners are
+POLISH_CENTRED = 0.05
+# ...and one lying round it more unevenly than this does not agree with it (outlines round
+# right grids the polish was asked to move, tuning scenes: median 0.15, three quarters under 0.24)
+POLISH_EVEN = 0.4
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
@@ -447,7 +457,7 @@ def margin_distance(lab: NDArray[np.float32], quad: Corners, n: int) -> NDArray[
     return distance_map(lab, margin_colour(lab, edge))
 
 
-def polish(small: Image, quad: Corners, n: int) -> Corners:
+def polish(small: Image, quad: Corners, n: int, edges: Sequence[Corners] = ()) -> Corners:
     """The finder's chosen grid (``quad`` in the working copy ``small``) with its corners placed
     by the corner network where it is sure of them, or ``quad`` itself. A corner is sure when
     its map peaked (weight at least :data:`POLISH_WEIGHT`) and the last round moved it no more
@@ -463,7 +473,10 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     a stone or the depth of field over it) while the other three are right, and refusing all
     four for it left grids a third of a spacing off. A move that leaves the grid a shape no
     camera sees a square as (:data:`POLISH_SQUARE`) is refused: on 9 x 9 tuning scenes the
-    network moved a lone corner under a hand 0.8 spacing along a line, sure of it."""
+    network moved a lone corner under a hand 0.8 spacing along a line, sure of it. So is one
+    that pulls the grid off its board (:func:`_off_its_board`, against the board outlines
+    ``edges`` the finder found in ``small``): on 19 x 19 tuning scenes it dragged a corner under
+    a hand 0.6-1.3 spacings, sure of it, while the grid sat evenly in the board's outline."""
     if n < 2 or not np.isfinite(quad).all():
         return quad
     ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
@@ -484,7 +497,33 @@ def polish(small: Image, quad: Corners, n: int) -> Corners:
     bent = squareness(out, small.shape)
     if bent > POLISH_SQUARE and bent > squareness(quad, small.shape):
         return quad
+    if _off_its_board(quad, out, n, edges):
+        return quad
     return out
+
+
+def _off_its_board(quad: Corners, moved: Corners, n: int, edges: Sequence[Corners]) -> bool:
+    """Whether moving the grid ``quad`` to ``moved`` pulls it off its board: an outline in
+    ``edges`` (found from the board's colour, a cue apart from the crossings and the network)
+    lay round ``quad`` as a board's edge round its centred grid (margins even to within
+    :data:`POLISH_EVEN` spacings, :func:`board_edge.unevenness`), lies round ``moved`` more
+    unevenly by over :data:`POLISH_UNEVEN` spacings, and no outline lies round ``moved`` within
+    that either (a grid moved from a wrong place onto its board fits the board's own outline
+    instead). An outline the grid was centred in (:data:`POLISH_CENTRED`) does not count: its
+    evenness round ``quad`` is the finder's own doing."""
+    try:
+        before = [margins(quad, n, edge) for edge in edges]
+        after = [margins(moved, n, edge) for edge in edges]
+    except np.linalg.LinAlgError:  # a degenerate grid: nothing to go by
+        return False
+    now = min((unevenness(m) for m in after if lies_round(m)), default=float("inf"))
+    for was, becomes in zip(before, after, strict=True):
+        if not lies_round(was) or not POLISH_CENTRED <= unevenness(was) <= POLISH_EVEN:
+            continue
+        bar = unevenness(was) + POLISH_UNEVEN
+        if unevenness(becomes) > bar and now > bar:
+            return True
+    return False
 
 
 def _settled(steps: Sequence[Corners], n: int) -> bool:

@@ -615,8 +615,9 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     # crossings at every corner were seen (a corner it could not place stays as it was)
     sure = score >= SURE_SCORE and bool((placed != corners).any(axis=1).all())
     corners = order_corners(placed)
-    if not sure:  # the corner network places the grid's corners where it is sure of them
-        corners = order_corners(board_net.polish(small, corners * scale, n) / scale)
+    if not sure:  # the corner network places the grid's corners where it is sure of them,
+        # unless that pulls the grid off the board's outline
+        corners = order_corners(board_net.polish(small, corners * scale, n, outlines) / scale)
     return score, corners, n
 
 

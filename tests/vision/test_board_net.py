@@ -340,7 +340,9 @@ def test_a_sure_grid_placed_by_its_crossings_is_not_polished(
     r = render_board(rows, size=19, tilt=15, rotate=-10, seed=11)
     monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad + 0.25)
     asked: list[int] = []
-    monkeypatch.setattr(board_net, "polish", lambda _s, quad, _n: asked.append(1) or quad)
+    monkeypatch.setattr(
+        board_net, "polish", lambda _s, quad, _n, _edges=(): asked.append(1) or quad
+    )
     found = find_board(r.image)
     assert found.score >= fbm.SURE_SCORE and asked == []
     monkeypatch.setattr(fbm, "_corner_refine", lambda _image, quad, _n: quad)  # none placed
@@ -573,3 +575,46 @@ def test_a_board_with_a_corner_under_a_hand_is_found_and_refused_on_weak_evidenc
     assert board_net.hidden(small, bh, lab, (19,), weak, None, props) is None
     monkeypatch.setattr(board_net, "RESCUE_WEIGHT", 1.01)
     assert board_net.hidden(small, bh, lab, (19,), judge, None, props) is None
+
+
+@pytest.mark.parametrize("outline", ["even", "none", "round the moved grid"])
+def test_a_polish_that_pulls_the_grid_off_its_board_is_refused(
+    monkeypatch: pytest.MonkeyPatch, outline: str
+) -> None:
+    """A stand-in corner network, sure of all four corners, drags one corner a spacing out while
+    the other three stay (as under a hand on 19 x 19 tuning scene 253, motion-blurred: 0.22 ->
+    0.97 spacing; a shape a camera can still see a square as). The board's outline lay round
+    the grid with margins of about a spacing on every side: after the move it no longer does,
+    so the grid stays (fails on main's code). Without an outline, or with one lying evenly
+    round the moved grid (the move put a wrong grid onto its board), the move stands."""
+    n = 19
+    step = 20.0
+    quad = np.array([[200.0, 100.0], [560.0, 100.0], [560.0, 460.0], [200.0, 460.0]])
+    moved = quad.copy()
+    moved[0, 1] -= step  # the top-left corner, up
+    # the board's edge about a spacing beyond the grid (a tenth more on two sides)
+    wood = np.array([[-1.0, -1.1], [0.9, -1.1], [0.9, 1.0], [-1.0, 1.0]]) * step
+    edges = {"even": [quad + wood], "none": [], "round the moved grid": [moved + wood]}[outline]
+
+    def stand_in(
+        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
+    ) -> list[tuple[list[Corners], Corners]]:
+        return [([quads[0][0], *[moved] * rounds], np.ones(4))]
+
+    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+    image = np.full((600, 800, 3), 128, np.uint8)
+    out = board_net.polish(image, quad, n, edges)
+    np.testing.assert_array_equal(out, quad if outline == "even" else moved)
+
+
+def test_a_corner_under_a_hand_is_not_dragged_off_the_board() -> None:
+    """Tuning scene 253, motion-blurred (19 x 19, fingers over the top-left corner): the finder's
+    grid is 0.22 spacing off and sits evenly in the paper board's outline; the corner network,
+    sure of all four corners, dragged the hidden one 0.95 spacing up and left (0.97 off, on main's
+    code). The move is refused and the grid found."""
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([253], ["motion"])
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert corner_error(found.corners, case.corners, 19) < 0.25
