@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -63,6 +64,14 @@ CLOSER_GROW = 1.3  # side of a closer look's crop over the longer side of the ma
 CLOSER_MOST = 0.8  # a crop covering more of the frame than this is not a closer look
 CLOSER_PIECES = 2  # mask pieces (largest first) looked at again
 CLOSER_LEAST = 32  # pixels: a crop narrower than this is noise in the mask
+# A board with one corner hidden (:func:`hidden`; session 12, hide12; chosen on tuning scenes):
+HIDDEN_SEEDS = 6  # quads of three peaks and a fourth corner completing them, best first, tried
+HIDDEN_SETTLED = 0.2  # spacings: most a sure corner may move in the corner network's last round
+HIDDEN_REACH = 6.0  # spacings: how far :func:`fourth_corner` looks, each way, for a hidden corner
+HIDDEN_STEP = 0.5  # spacings: its coarse step (then a quarter of it, round the best)
+HIDDEN_ROUNDS = 3  # searches for the hidden corner and corner-network checks, in turn
+HIDDEN_EVIDENCE = 1.2  # least evidence (0..3, the finder's) of a grid with a corner hidden
+HIDDEN_ARMS = (-0.3, -0.15, 0.15, 0.3)  # spacings: samples along both lines round each point
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -170,6 +179,32 @@ def _iou(quad: NDArray[np.float64], mask: NDArray[np.float32]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _completed(
+    heat: NDArray[np.float32], mask: NDArray[np.float32], limit: int
+) -> list[NDArray[np.float64]]:
+    """Up to ``limit`` quads (input pixels, TL TR BR BL) of three peaks and the fourth corner
+    that makes them a parallelogram, best first (how well the quad matches the mask times the
+    three peaks' mean height). Only a seed: a hidden corner has no peak, so the four-peak
+    decoding finds no board, while the three peaks that are there are right (the fourth
+    corner of a board in perspective is a few spacings off the parallelogram's, which the
+    corner network cannot pull in: :func:`fourth_corner` looks for it)."""
+    peaks = _peaks(heat)
+    found: list[tuple[float, NDArray[np.float64]]] = []
+    for three in itertools.combinations(peaks, 3):
+        p = np.array([(x, y) for x, y, _ in three], np.float64)
+        for mid in range(3):
+            ends = [p[i] for i in range(3) if i != mid]
+            pts = _clockwise(np.vstack([p, ends[0] + ends[1] - p[mid]]))
+            if not cv2.isContourConvex(np.round(pts * 8).astype(np.int32)):
+                continue
+            if cv2.contourArea(pts.astype(np.float32)) < 16:
+                continue
+            conf = _iou(pts, mask) * float(np.mean([v for _, _, v in three]))
+            found.append((conf, (pts + 0.5) * STRIDE - 0.5))
+    found.sort(key=lambda f: -f[0])
+    return [quad for _conf, quad in found[:limit]]
+
+
 def decode(
     heat: NDArray[np.float32], mask: NDArray[np.float32], *, limit: int = 2
 ) -> list[tuple[float, NDArray[np.float64]]]:
@@ -202,6 +237,17 @@ def propose(image: Image, *, path: Path | None = None, limit: int = 2) -> list[N
     view, k, off = letterbox(image)
     heat, mask = net.maps(view)
     return [(c - off) / k for _conf, c in decode(heat, mask, limit=limit)]
+
+
+def completed(image: Image, *, path: Path | None = None) -> list[NDArray[np.float64]]:
+    """:func:`_completed`'s seeds for ``image`` (in its pixels): quads of three corner peaks
+    and the parallelogram's fourth corner, for :func:`hidden`."""
+    net = load(path)
+    if net is None:
+        return []
+    view, k, off = letterbox(image)
+    heat, mask = net.maps(view)
+    return [(c - off) / k for c in _completed(heat, mask, HIDDEN_SEEDS)]
 
 
 def closer(image: Image, *, path: Path | None = None, limit: int = 2) -> list[NDArray[np.float64]]:
@@ -558,3 +604,200 @@ def rescue(
         return None
     best = max(kept, key=lambda v: v.evidence or 0.0)
     return (best.evidence or 0.0) / 3, best.quad, best.n
+
+
+_UNIT = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL of a unit square
+
+
+def _homographies(quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """Board units -> image pixels for a batch of grids of ``n`` lines (quads: (B, 4, 2),
+    TL TR BR BL), in closed form (the unit square's homography onto each quad, Heckbert's):
+    thousands at once, where one :func:`homography` call each would take most of the search."""
+    p0, p1, p2, p3 = (quads[:, i] for i in range(4))
+    s = p0 - p1 + p2 - p3
+    d1, d2 = p1 - p2, p3 - p2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        den = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
+        g = (s[:, 0] * d2[:, 1] - d2[:, 0] * s[:, 1]) / den
+        h = (d1[:, 0] * s[:, 1] - s[:, 0] * d1[:, 1]) / den
+    out = np.zeros((len(quads), 3, 3))
+    out[:, :2, 0] = p1 - p0 + g[:, None] * p1
+    out[:, :2, 1] = p3 - p0 + h[:, None] * p3
+    out[:, :2, 2] = p0
+    out[:, 2, 0], out[:, 2, 1], out[:, 2, 2] = g, h, 1.0
+    out[:, :, :2] /= max(1, n - 1)
+    return out
+
+
+def _arm_samples(n: int, every: int, arms: Sequence[float]) -> tuple[NDArray[np.float32], ...]:
+    """Board-unit samples round every ``every``-th of a grid's points and round the centres of
+    the cells just after them: per direction (2), per ``arms`` offset along that direction,
+    per point: two arrays of shape (2, arms, points, 2)."""
+    reach = np.array(arms, np.float32)
+
+    def round_each(p: NDArray[np.float32]) -> NDArray[np.float32]:
+        out = np.repeat(np.repeat(p[None, None], 2, 0), len(reach), 1)
+        for d in range(2):
+            out[d, :, :, d] += reach[:, None]
+        return out
+
+    at = np.arange(0, n, every, dtype=np.float32)
+    on = np.stack(np.meshgrid(at, at), -1).reshape(-1, 2)
+    mid = at[at < n - 1] + 0.5
+    off = np.stack(np.meshgrid(mid, mid), -1).reshape(-1, 2)
+    return round_each(on), round_each(off)
+
+
+def lattice_contrast(
+    resp: NDArray[np.float32],
+    quads: NDArray[np.float64],
+    n: int,
+    every: int = 1,
+    arms: Sequence[float] = HIDDEN_ARMS,
+) -> NDArray[np.float64]:
+    """How plainly each grid (quads: (B, 4, 2)) lies on crossing lines in a line response
+    ``resp``: the median over its points (every ``every``-th line's) of the line response
+    along the weaker of its two lines there (both lines cross at a point; a hand's or a board
+    edge's long stroke is one line), sampled at ``arms`` spacings either side, less the same
+    round its cells' centres; -inf where nothing is in the image. Why medians: a hand over a
+    corner covers a tenth or two of the points with strokes of its own, which a mean follows."""
+    on, off = _arm_samples(n, every, arms)
+    hs = _homographies(quads, n).astype(np.float32)
+    h, w = resp.shape
+
+    def level(p: NDArray[np.float32]) -> NDArray[np.float64]:
+        flat = np.concatenate([p.reshape(-1, 2), np.ones((p.size // 2, 1), np.float32)], 1).T
+        q = np.matmul(hs, flat)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x, y = q[:, 0] / q[:, 2], q[:, 1] / q[:, 2]
+        ok = (x > -0.5) & (x < w - 0.5) & (y > -0.5) & (y < h - 0.5)  # NaN compares False
+        xi = np.where(ok, x + 0.5, 0).astype(np.intp)
+        yi = np.where(ok, y + 0.5, 0).astype(np.intp)
+        v = np.where(ok, resp[yi, xi], np.nan).reshape((len(hs), *p.shape[:-1]))
+        weaker = np.min(np.mean(v, axis=2), axis=1)  # (B, points): a NaN arm stays NaN
+        return np.asarray(np.nanmedian(weaker, axis=1), np.float64)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a grid all off the image: NaN
+        score = level(on) - level(off)
+    return np.where(np.isfinite(score), score, -np.inf)
+
+
+def fourth_corner(resp: NDArray[np.float32], quad: Corners, n: int, k: int) -> Corners:
+    """``quad`` with corner ``k`` moved where the grid, its other three corners held, lies
+    best on crossing lines (:func:`lattice_contrast`): looked for within
+    :data:`HIDDEN_REACH` spacings each way (in the grid's own units) at :data:`HIDDEN_STEP`
+    on every other line, then at a quarter of that step round the best on all of them; again
+    from there (the grid's units were off with the corner) until the corner moves less than
+    a quarter spacing (:data:`HIDDEN_ROUNDS` looks at most). Why
+    not the corner's own patch: it is hidden (a hand, an arm); the rest of the board, most of
+    it visible, says where its lines meet."""
+    out = np.array(quad, np.float64)
+    end = _UNIT[k] * (n - 1)
+    for _ in range(HIDDEN_ROUNDS):
+        to_image = homography(out, n)
+        best = end
+        looks = (
+            (
+                HIDDEN_REACH,
+                HIDDEN_STEP,
+                max(1, n // 10),
+                HIDDEN_ARMS,
+            ),
+            (1.5 * HIDDEN_STEP, HIDDEN_STEP / 4, 1, HIDDEN_ARMS),
+        )
+        for wide, step, every, arms in looks:  # the first look on every other line, two samples
+            d = np.arange(-wide, wide + 1e-9, step)
+            grid = np.stack(np.meshgrid(d, d), -1).reshape(-1, 2) + best
+            quads = np.repeat(out[None], len(grid), axis=0)
+            quads[:, k] = project(to_image, grid)
+            best = grid[int(np.argmax(lattice_contrast(resp, quads, n, every, arms)))]
+        out[k] = project(to_image, best[None])[0]
+        if float(np.abs(best - end).max()) < 0.25:
+            break
+    return out
+
+
+def hidden(
+    small: Image,
+    bh: NDArray[np.uint8],
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    edges: Sequence[Corners] | None = None,
+    proposals: Sequence[Corners] = (),
+) -> tuple[float, Corners, int] | None:
+    """A board with one corner hidden (a hand or an arm over it), where the classic finder
+    and :func:`rescue` found none: (score, corners in ``small``, size) or None.
+
+    The proposer's four-peak decoding needs a peak at every corner; under a hand there is
+    none. So: quads of three peaks completed to a parallelogram (:func:`completed`) and the
+    four-peak ``proposals`` go to the corner network; where it is sure (each map's weight at
+    least :data:`RESCUE_WEIGHT`) and settled (:data:`HIDDEN_SETTLED`) on exactly three
+    corners, the fourth is looked for where the board's visible crossings put it
+    (:func:`fourth_corner`, in the line response ``bh``), and the corner network asked again
+    (round the moved fourth corner its patches are truer, so the three may move a little),
+    :data:`HIDDEN_ROUNDS` times at most. A grid on which the network then becomes sure of
+    all four corners is judged as any proposal is (:func:`rescue`, its bars unchanged); one
+    with its fourth corner still unseen must keep the three sure and be marked on its
+    points far more plainly than a rescued grid (``judge``'s evidence at least
+    :data:`HIDDEN_EVIDENCE`; on tuning scenes a grid a third of a spacing off reached 1.15) and be
+    a square a camera can see (:data:`POLISH_SQUARE`)."""
+    seeds = list(proposals) + completed(small)
+    pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
+    if not pairs:
+        return None
+    levels = pyramid(small)
+    resp = np.asarray(cv2.GaussianBlur(bh.astype(np.float32), (0, 0), 1.0), np.float32)
+    tried: list[tuple[Corners, int]] = []
+    all_sure: list[Corners] = []
+    best: tuple[float, Corners, int] | None = None
+    for (_seed, n), (steps, weights) in zip(
+        pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
+    ):
+        quad, sure = _sure_corners(steps, weights, n)
+        if quad is None or int(sure.sum()) != 3:
+            continue
+        if any(m == n and _same_board(quad, t, n) for t, m in tried):
+            continue  # another seed led here already
+        tried.append((quad, n))
+        for _ in range(HIDDEN_ROUNDS):
+            moved = fourth_corner(resp, quad, n, int(np.flatnonzero(~sure)[0]))
+            ((steps, weights),) = refine_rounds(levels, [(moved, n)], rounds=POLISH_ROUNDS)
+            again, now = _sure_corners(steps, weights, n)
+            if again is None or int(now.sum()) < 3:
+                quad = None
+                break
+            if now.all():
+                all_sure.append(again)
+                quad = None
+                break
+            out = np.where(now[:, None], again, moved)
+            moved_most = float(np.linalg.norm(out - quad, axis=1).max())
+            still = moved_most < POLISH_SETTLED * spacing(out, n)
+            quad, sure = out, now
+            if still:
+                break
+        if quad is None or not np.isfinite(quad).all():
+            continue
+        if squareness(quad, small.shape) > POLISH_SQUARE:
+            continue
+        ev = judge(margin_distance(lab, quad, n), quad, n)
+        if ev >= HIDDEN_EVIDENCE and (best is None or ev / 3 > best[0]):
+            best = (ev / 3, quad, n)
+    # a grid the network became sure of all round is a proposal like any other, on its bars
+    return (rescue(small, lab, sizes, judge, edges, all_sure) if all_sure else None) or best
+
+
+def _sure_corners(
+    steps: Sequence[Corners], weights: NDArray[np.float64], n: int
+) -> tuple[Corners | None, NDArray[np.bool_]]:
+    """The corner network's last answer and which corners it is sure of (weight at least
+    :data:`RESCUE_WEIGHT`, moved no more than :data:`HIDDEN_SETTLED` spacings in the last
+    round); None when there was no answer (no weights, a patch off the map)."""
+    none = np.zeros(4, np.bool_)
+    if len(steps) < 2 or not np.isfinite(steps[-1]).all():
+        return None, none
+    sp = spacing(steps[-1], n)
+    last = np.linalg.norm(steps[-1] - steps[-2], axis=1) / max(sp, 1e-9)
+    return steps[-1], (weights >= RESCUE_WEIGHT) & (last <= HIDDEN_SETTLED)

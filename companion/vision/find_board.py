@@ -83,6 +83,7 @@ INSIDE_SHARE = 0.4  # least share of a board outline the grid of lines found ins
 SEED_SURE = 0.25  # share of a proposal's side in from its edge taken for board for sure
 SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a proposal
 LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask (crop11)
+LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 
 # Line scores already computed in this search, by (line response, grid, size): the same
@@ -584,11 +585,18 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, quads
             ) or _seeded(small, bh, sizes, quads)
 
-        found = from_proposals(board_net.propose(small))
+        proposals = board_net.propose(small)
+        found = from_proposals(proposals)
         if found is None and LOOK_CLOSER:
             # a small board (its corner peaks blurred together in the proposer's whole-frame
             # view): the proposer again on crops round its mask, through the same two steps
             found = from_proposals(board_net.closer(small))
+        if found is None and LOOK_HIDDEN:
+            # a hand or an arm over a corner (no peak there): three sure corners, and the
+            # fourth where the visible crossings put it
+            found = board_net.hidden(
+                small, bh, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, proposals
+            )
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"

@@ -374,7 +374,8 @@ def test_a_small_board_the_proposer_misses_in_the_whole_frame_is_found_closer(
     """Tuning scene 67: a thick 19x19 board on a checked cloth, an eighth of the frame, so a
     spacing is under 4 pixels of the proposer's whole-frame view and its proposals there are
     2-5 spacings off; the proposer again on a crop round its own mask gives the grid the
-    rescue's steps keep. Without that closer look: no board."""
+    rescue's steps keep. Without that closer look (and without the hidden-corner step, which
+    since session 12 finds it too, 0.06 spacing off, from three sure corners): no board."""
     from companion.vision import find_board as fbm
     from companion.vision.finder_eval import scene_cases
 
@@ -383,6 +384,7 @@ def test_a_small_board_the_proposer_misses_in_the_whole_frame_is_found_closer(
     found = find_board(case.image, size=19)
     assert _found_within(found.corners, case.corners, 19) <= 0.25
     monkeypatch.setattr(fbm, "LOOK_CLOSER", False)
+    monkeypatch.setattr(fbm, "LOOK_HIDDEN", False)
     with pytest.raises(BoardNotFound):
         find_board(case.image, size=19)
 
