@@ -74,6 +74,13 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
     "--width", default=16, show_default=True, type=click.IntRange(4, 128), help="Channels."
 )
 @click.option(
+    "--deep",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 8),
+    help="The proposer's channels at a 16th and a 32nd times this (over 1: and a layer more).",
+)
+@click.option(
     "--out",
     default=None,
     type=click.Path(dir_okay=False),
@@ -94,6 +101,7 @@ def command(
     threads: int,
     cache: str,
     width: int,
+    deep: int,
     out: str | None,
 ) -> None:
     """Train the board proposer or its corner network on rendered frames (and gomrade
@@ -128,7 +136,7 @@ def command(
             ) as bar:
                 frames += list(bar)
         settings = train_board.Settings(
-            seed=seed, steps=steps, batch=batch_size, threads=threads, width=width
+            seed=seed, steps=steps, batch=batch_size, threads=threads, width=width, deep=deep
         )
         t0 = time.perf_counter()
         losses: list[float] = []

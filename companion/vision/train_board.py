@@ -39,14 +39,19 @@ class BoardModel(nn.Module):
     ``forward`` gives logits, and so does the ONNX file (cv2.dnn 4.10 gets a trailing
     Sigmoid after this graph wrong): :mod:`companion.vision.board_net` applies it."""
 
-    def __init__(self, width: int = 16) -> None:
+    def __init__(self, width: int = 16, deep: int = 1) -> None:
         super().__init__()
-        w = width
+        w, d = width, width * deep
         self.s4 = nn.Sequential(_conv(3, w // 2, 2), _conv(w // 2, w, 2), _conv(w, w))
         self.s8 = nn.Sequential(_conv(w, w * 3 // 2, 2), _conv(w * 3 // 2, w * 3 // 2))
-        self.s16 = nn.Sequential(_conv(w * 3 // 2, w * 2, 2), _conv(w * 2, w * 2, dilation=2))
-        self.s32 = nn.Sequential(_conv(w * 2, w * 3, 2), _conv(w * 3, w * 3, dilation=2))
-        self.up16 = _conv(w * 3 + w * 2, w * 2)
+        s16 = [_conv(w * 3 // 2, d * 2, 2), _conv(d * 2, d * 2, dilation=2)]
+        s32 = [_conv(d * 2, d * 3, 2), _conv(d * 3, d * 3, dilation=2)]
+        if deep > 1:  # one more layer at each of the coarse scales
+            s16.append(_conv(d * 2, d * 2, dilation=2))
+            s32.append(_conv(d * 3, d * 3, dilation=2))
+        self.s16 = nn.Sequential(*s16)
+        self.s32 = nn.Sequential(*s32)
+        self.up16 = _conv(d * 3 + d * 2, w * 2)
         self.up8 = _conv(w * 2 + w * 3 // 2, w * 3 // 2)
         self.up4 = _conv(w * 3 // 2 + w, w)
         self.head = nn.Conv2d(w, 2, 1)
@@ -125,6 +130,7 @@ class Settings:
     lr: float = 3e-3
     width: int = 16
     threads: int = 1
+    deep: int = 1  # channels at a 16th and a 32nd over the shipped proposer's (1: as shipped)
 
 
 def batch(frames: Sequence[Frame], rng: np.random.Generator, n: int) -> tuple[torch.Tensor, ...]:
@@ -155,7 +161,7 @@ def train(
     torch.set_num_threads(settings.threads)
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(settings.seed)
-    model = BoardModel(settings.width)
+    model = BoardModel(settings.width, settings.deep)
     bce = nn.BCEWithLogitsLoss()
 
     def step_loss() -> torch.Tensor:

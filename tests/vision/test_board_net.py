@@ -108,21 +108,19 @@ def test_a_damaged_weights_file_is_a_clear_error(tmp_path: Path) -> None:
         board_net.propose(np.zeros((120, 160, 3), np.uint8), path=bad)
 
 
-def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path) -> None:
+@pytest.mark.parametrize("deep", [1, 2])
+def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path, deep: int) -> None:
     """A few steps on two frames, exported to ONNX, read back through cv2.dnn (smoke test:
-    the pipeline, not the figures)."""
+    the pipeline, not the figures), as shipped and with the coarse scales widened."""
     torch = pytest.importorskip("torch")
     from companion.vision import train_board
 
     frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
     losses: list[float] = []
-    model = train_board.train(
-        frames,
-        train_board.Settings(seed=1, steps=3, batch=2, width=8),
-        lambda _s, v: losses.append(v),
-    )
+    settings = train_board.Settings(seed=1, steps=3, batch=2, width=8, deep=deep)
+    model = train_board.train(frames, settings, lambda _s, v: losses.append(v))
     assert len(losses) == 3 and all(np.isfinite(losses))
-    again = train_board.train(frames, train_board.Settings(seed=1, steps=3, batch=2, width=8))
+    again = train_board.train(frames, settings)
     for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
         assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
     path = tmp_path / "board.onnx"
