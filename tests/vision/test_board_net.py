@@ -376,17 +376,10 @@ def _blurred_missed_scene() -> tuple[np.ndarray, np.ndarray, float, board_net.Ju
     """Validation scene 500014 (19 x 19, a hand over the board) blurred as ``eval-finder``
     blurs it: the working copy, the true corners in it, the scale, and the finder's judge.
     The classic finder's cues stay under its bar there (session 7: "no board")."""
-    from companion.vision import find_board as fbm
-    from companion.vision.finder_eval import scene_cases
+    from companion.vision.find_board import WORK_SIDE
 
-    _clean, case = scene_cases([500_014], ["blur"])
-    assert case.corners is not None and case.size == 19
-    k = fbm.WORK_SIDE / max(case.image.shape[:2])
-    small = cv2.resize(case.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    bh, _masks = fbm.line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
-    judge = lambda d, q, n: fbm.evidence(d, bh, q, n)  # noqa: E731
-    return small, (case.corners + 0.5) * k - 0.5, k, judge
+    image, small, corners, judge = _scene_small(500_014, "blur")
+    return small, corners, WORK_SIDE / max(image.shape[:2]), judge
 
 
 def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_evidence(
@@ -480,6 +473,18 @@ def test_a_corner_the_network_is_unsure_of_does_not_stop_the_other_three(
     assert corner_error(found.corners, case.corners, 19) > 0.3
 
 
+def _network_sure_of(monkeypatch: pytest.MonkeyPatch, moved: Corners) -> None:
+    """A stand-in corner network, sure of all four corners, that answers ``moved`` for any
+    grid in every round: what :func:`board_net.polish` then does is the polish's own rule."""
+
+    def stand_in(
+        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
+    ) -> list[tuple[list[Corners], Corners]]:
+        return [([quads[0][0], *[moved] * rounds], np.ones(4))]
+
+    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+
+
 @pytest.mark.parametrize("lone", [True, False])
 def test_a_polish_that_bends_the_grid_out_of_a_square_is_refused(
     monkeypatch: pytest.MonkeyPatch, lone: bool
@@ -498,12 +503,7 @@ def test_a_polish_that_bends_the_grid_out_of_a_square_is_refused(
     else:
         moved = quad + np.array([0.4 * step, 0.0])
 
-    def stand_in(
-        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
-    ) -> list[tuple[list[Corners], Corners]]:
-        return [([quads[0][0], *[moved] * rounds], np.ones(4))]
-
-    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+    _network_sure_of(monkeypatch, moved)
     image = np.full((600, 800, 3), 128, np.uint8)
     out = board_net.polish(image, quad, n)
     np.testing.assert_array_equal(out, quad if lone else moved)
@@ -534,7 +534,7 @@ def test_a_hidden_corner_is_placed_where_the_visible_crossings_put_it() -> None:
 def _scene_small(
     seed: int, kind: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, board_net.Judge]:
-    """A tuning scene as ``eval-finder`` alters it: the photo, the finder's working copy, the
+    """A 19 x 19 scene as ``eval-finder`` alters it: the photo, the finder's working copy, the
     true corners in it, and the finder's judge there."""
     from companion.vision import find_board as fbm
     from companion.vision.finder_eval import scene_cases
@@ -594,12 +594,7 @@ def test_a_polish_that_pulls_the_grid_off_its_board_is_refused(
     wood = np.array([[-1.0, -1.1], [0.9, -1.1], [0.9, 1.0], [-1.0, 1.0]]) * step
     edges = {"even": [quad + wood], "none": [], "round the moved grid": [moved + wood]}[outline]
 
-    def stand_in(
-        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
-    ) -> list[tuple[list[Corners], Corners]]:
-        return [([quads[0][0], *[moved] * rounds], np.ones(4))]
-
-    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+    _network_sure_of(monkeypatch, moved)
     image = np.full((600, 800, 3), 128, np.uint8)
     out = board_net.polish(image, quad, n, edges)
     np.testing.assert_array_equal(out, quad if outline == "even" else moved)
