@@ -238,29 +238,55 @@ def decode(
     return found[:limit]
 
 
-def propose(image: Image, *, path: Path | None = None, limit: int = 2) -> list[NDArray[np.float64]]:
-    """Candidate corner intersections (TL, TR, BR, BL in ``image`` pixels), best first; empty
-    when there are no weights or the network sees no board."""
+@dataclass(frozen=True)
+class FrameMaps:
+    """The proposer's maps of a whole image (corner peaks, board mask) and how the image's
+    pixels map to theirs (``view = image * k + off``). Made once per find by
+    :func:`frame_maps` and shared by :func:`propose`, :func:`closer` and :func:`completed`,
+    which would otherwise each run the network on the same frame."""
+
+    heat: NDArray[np.float32]
+    mask: NDArray[np.float32]
+    k: NDArray[np.float64]
+    off: NDArray[np.float64]
+
+
+def frame_maps(image: Image, *, path: Path | None = None) -> FrameMaps | None:
+    """The proposer's maps of the whole of ``image``; None without weights."""
     net = load(path)
     if net is None:
-        return []
+        return None
     view, k, off = letterbox(image)
     heat, mask = net.maps(view)
-    return [(c - off) / k for _conf, c in decode(heat, mask, limit=limit)]
+    return FrameMaps(heat, mask, k, off)
 
 
-def completed(image: Image, *, path: Path | None = None) -> list[NDArray[np.float64]]:
+def propose(
+    image: Image, *, path: Path | None = None, limit: int = 2, maps: FrameMaps | None = None
+) -> list[NDArray[np.float64]]:
+    """Candidate corner intersections (TL, TR, BR, BL in ``image`` pixels), best first; empty
+    when there are no weights or the network sees no board. ``maps``: ``image``'s
+    :func:`frame_maps`, when the caller has them."""
+    m = frame_maps(image, path=path) if maps is None else maps
+    if m is None:
+        return []
+    return [(c - m.off) / m.k for _conf, c in decode(m.heat, m.mask, limit=limit)]
+
+
+def completed(
+    image: Image, *, path: Path | None = None, maps: FrameMaps | None = None
+) -> list[NDArray[np.float64]]:
     """:func:`_completed`'s seeds for ``image`` (in its pixels): quads of three corner peaks
     and the parallelogram's fourth corner, for :func:`hidden`."""
-    net = load(path)
-    if net is None:
+    m = frame_maps(image, path=path) if maps is None else maps
+    if m is None:
         return []
-    view, k, off = letterbox(image)
-    heat, mask = net.maps(view)
-    return [(c - off) / k for c in _completed(heat, mask, HIDDEN_SEEDS)]
+    return [(c - m.off) / m.k for c in _completed(m.heat, m.mask, HIDDEN_SEEDS)]
 
 
-def closer(image: Image, *, path: Path | None = None, limit: int = 2) -> list[NDArray[np.float64]]:
+def closer(
+    image: Image, *, path: Path | None = None, limit: int = 2, maps: FrameMaps | None = None
+) -> list[NDArray[np.float64]]:
     """Proposals (as :func:`propose`'s, in ``image`` pixels) from a second look at crops round
     where the network's mask puts a board: each of the :data:`CLOSER_PIECES` largest pieces of
     the mask over :data:`CLOSER_MASK`, its box grown by :data:`CLOSER_GROW` to a square, cut
@@ -269,13 +295,12 @@ def closer(image: Image, *, path: Path | None = None, limit: int = 2) -> list[ND
     peaks blur together; the mask, a coarser answer, still finds the board. A crop covering
     most of the frame (over :data:`CLOSER_MOST`) is skipped: it would see what the first look
     saw."""
-    net = load(path)
-    if net is None:
+    m = frame_maps(image, path=path) if maps is None else maps
+    if m is None:
         return []
-    view, k, off = letterbox(image)
-    _heat, mask = net.maps(view)
+    k, off = m.k, m.off
     _count, _labels, stats, _centres = cv2.connectedComponentsWithStats(
-        (mask >= CLOSER_MASK).astype(np.uint8)
+        (m.mask >= CLOSER_MASK).astype(np.uint8)
     )
     h, w = image.shape[:2]
     out: list[NDArray[np.float64]] = []
@@ -765,6 +790,7 @@ def hidden(
     judge: Judge,
     edges: Sequence[Corners] | None = None,
     proposals: Sequence[Corners] = (),
+    maps: FrameMaps | None = None,
 ) -> tuple[float, Corners, int] | None:
     """A board with one corner hidden (a hand or an arm over it), where the classic finder
     and :func:`rescue` found none: (score, corners in ``small``, size) or None.
@@ -782,7 +808,7 @@ def hidden(
     points far more plainly than a rescued grid (``judge``'s evidence at least
     :data:`HIDDEN_EVIDENCE`; on tuning scenes a grid a third of a spacing off reached 1.15) and be
     a square a camera can see (:data:`POLISH_SQUARE`)."""
-    seeds = list(proposals) + completed(small)
+    seeds = list(proposals) + completed(small, maps=maps)
     pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
     if not pairs:
         return None

@@ -575,28 +575,28 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 found = (ev / 3, quad, n)
     if found is None:
         lab = to_lab(small)
+        judge: board_net.Judge = lambda d, q, n: evidence(d, bh, q, n)  # noqa: E731
 
         def from_proposals(quads: Sequence[Corners]) -> tuple[float, Corners, int] | None:
             # the learned proposer's grids, where their corners, the board's edge and the
             # points agree; else outlines cut round them (no board outline of its own colour
             # held a grid: a hand across the board's edge, a cloth or a side face of about its
             # colour)
-            return board_net.rescue(
-                small, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, quads
-            ) or _seeded(small, bh, sizes, quads)
+            return board_net.rescue(small, lab, sizes, judge, outlines, quads) or _seeded(
+                small, bh, sizes, quads
+            )
 
-        proposals = board_net.propose(small)
+        maps = board_net.frame_maps(small)  # the proposer runs once on the whole frame
+        proposals = board_net.propose(small, maps=maps)
         found = from_proposals(proposals)
         if found is None and LOOK_CLOSER:
             # a small board (its corner peaks blurred together in the proposer's whole-frame
             # view): the proposer again on crops round its mask, through the same two steps
-            found = from_proposals(board_net.closer(small))
+            found = from_proposals(board_net.closer(small, maps=maps))
         if found is None and LOOK_HIDDEN:
             # a hand or an arm over a corner (no peak there): three sure corners, and the
             # fourth where the visible crossings put it
-            found = board_net.hidden(
-                small, bh, lab, sizes, lambda d, q, n: evidence(d, bh, q, n), outlines, proposals
-            )
+            found = board_net.hidden(small, bh, lab, sizes, judge, outlines, proposals, maps)
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
