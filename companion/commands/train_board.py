@@ -38,6 +38,13 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
     type=click.IntRange(0, 100000),
     help="Extra 3D scenes with a hand over the board (seeds from 600000).",
 )
+@click.option(
+    "--paste-hands",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0.0, 1.0),
+    help="Share of training views with a hand drawn over them (pasted_hand.py; 0: as shipped).",
+)
 @click.option("--flat", default=800, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
     "--empty",
@@ -90,6 +97,7 @@ def command(
     stage: str,
     scenes: int,
     hands: int,
+    paste_hands: float,
     flat: int,
     empty: int,
     photos: str,
@@ -136,7 +144,13 @@ def command(
             ) as bar:
                 frames += list(bar)
         settings = train_board.Settings(
-            seed=seed, steps=steps, batch=batch_size, threads=threads, width=width, deep=deep
+            seed=seed,
+            steps=steps,
+            batch=batch_size,
+            threads=threads,
+            width=width,
+            deep=deep,
+            hands=paste_hands,
         )
         t0 = time.perf_counter()
         losses: list[float] = []

@@ -34,6 +34,7 @@ from companion.vision.board_net import (
     pyramid,
 )
 from companion.vision.geometry import project
+from companion.vision.pasted_hand import paste_hand
 
 Image = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -232,9 +233,13 @@ def _noise_and_jpeg(f: F32, rng: np.random.Generator) -> NDArray[np.uint8]:
     return out
 
 
-def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
-    """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask)."""
+def sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[F32, F32, F32]:
+    """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask);
+    with probability ``hands`` a hand is drawn over it first (:mod:`pasted_hand`; 0 draws
+    nothing from ``rng``, so the shipped recipe's views are unchanged)."""
     img = frame.image
+    if hands > 0 and rng.uniform() < hands:
+        img = paste_hand(img, frame.corners, frame.size, rng)
     h, w = img.shape[:2]
     # a random turn, scale and shift of the whole frame (the board may leave the view a bit)
     ang = rng.uniform(-180, 180) if rng.uniform() < 0.5 else rng.uniform(-20, 20)
@@ -276,12 +281,14 @@ def sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, F32, F32]:
     return out.astype(np.float32) / 255.0, heat, mask
 
 
-def corner_sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, NDArray[np.float64]]:
+def corner_sample(
+    frame: Frame, rng: np.random.Generator, hands: float = 0.0
+) -> tuple[F32, NDArray[np.float64]]:
     """One training patch for the corner network: a corner of ``frame``'s board seen through
     a guess of the four corners off by about what the proposals miss by (half the time the
     first guess's error, else the smaller one left for the second round), under the same
     colour, blur, noise and JPEG as :func:`sample`: (patch HxWx3 float 0..1 BGR, where the
-    true corner is in the patch, pixels)."""
+    true corner is in the patch, pixels). ``hands``: as :func:`sample`'s."""
     if frame.corners is None:
         raise CompanionError(f"{frame.name} has no board: no corner to learn")
     t = np.asarray(frame.corners, np.float64)
@@ -298,7 +305,10 @@ def corner_sample(frame: Frame, rng: np.random.Generator) -> tuple[F32, NDArray[
         if np.all(at > 4) and np.all(at < PATCH - 5):
             m, spot = guess, at
             break
-    patch = corner_patch(pyramid(frame.image), m)
+    img = frame.image
+    if hands > 0 and rng.uniform() < hands:
+        img = paste_hand(img, t, n, rng, near=k)
+    patch = corner_patch(pyramid(img), m)
     f = _look(patch.astype(np.float32), rng)
     sigma = rng.uniform(0, 1.5) if rng.uniform() < 0.5 else 0.0
     if sigma > 0.3:

@@ -131,13 +131,16 @@ class Settings:
     width: int = 16
     threads: int = 1
     deep: int = 1  # channels at a 16th and a 32nd over the shipped proposer's (1: as shipped)
+    hands: float = 0.0  # share of views with a hand pasted over them (0: as shipped)
 
 
-def batch(frames: Sequence[Frame], rng: np.random.Generator, n: int) -> tuple[torch.Tensor, ...]:
+def batch(
+    frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
+) -> tuple[torch.Tensor, ...]:
     """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks)."""
     xs, hs, ms = [], [], []
     for i in rng.integers(0, len(frames), n):
-        x, h, m = sample(frames[int(i)], rng)
+        x, h, m = sample(frames[int(i)], rng, hands)
         xs.append(x.transpose(2, 0, 1))
         hs.append(h[None])
         ms.append(m[None])
@@ -165,7 +168,7 @@ def train(
     bce = nn.BCEWithLogitsLoss()
 
     def step_loss() -> torch.Tensor:
-        x, heat, mask = batch(frames, rng, settings.batch)
+        x, heat, mask = batch(frames, rng, settings.batch, settings.hands)
         out = model(x)
         loss: torch.Tensor = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
         return loss
@@ -175,12 +178,12 @@ def train(
 
 
 def corner_batch(
-    frames: Sequence[Frame], rng: np.random.Generator, n: int
+    frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` corner patches of frames with a board, drawn at random: (patches, true spots)."""
     xs, ys = [], []
     for i in rng.integers(0, len(frames), n):
-        x, spot = corner_sample(frames[int(i)], rng)
+        x, spot = corner_sample(frames[int(i)], rng, hands)
         xs.append(x.transpose(2, 0, 1))
         ys.append(spot)
     return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys).astype(np.float32))
@@ -203,7 +206,7 @@ def train_corners(
     model = CornerModel(settings.width)
 
     def step_loss() -> torch.Tensor:
-        x, spots = corner_batch(boards, rng, settings.batch)
+        x, spots = corner_batch(boards, rng, settings.batch, settings.hands)
         return corner_loss(model(x), spots)
 
     one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
