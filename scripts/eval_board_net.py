@@ -87,10 +87,11 @@ def _cause(case: fe.Case, size_given: bool) -> str:
         sizes: Sequence[int],
         judge: board_net.Judge,
         edges: Sequence[NDArray[np.float64]] | None = None,
+        proposals: Sequence[NDArray[np.float64]] | None = None,
     ) -> tuple[float, NDArray[np.float64], int] | None:
         k = small.shape[1] / case.image.shape[1]
-        seen.append((k, board_net.verdicts(small, lab, sizes, judge, edges)))
-        return rescue(small, lab, sizes, judge, edges)
+        seen.append((k, board_net.verdicts(small, lab, sizes, judge, edges, proposals)))
+        return rescue(small, lab, sizes, judge, edges, proposals)
 
     board_net.rescue = traced
     try:
