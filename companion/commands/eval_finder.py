@@ -176,9 +176,10 @@ def command(
     for o in outcomes:
         by_set[o.case_set].append(o)
     lines = [_figures(name, rs) for name, rs in [*by_set.items(), ("all", outcomes)]]
+    by_factor = _by_factor(outcomes)
     timing = _speed(clean, speed, size_given) if speed else None
     if as_json:
-        out = {"size_given": size_given, "sets": lines, "speed_12mp": timing}
+        out = {"size_given": size_given, "sets": lines, "factors": by_factor, "speed_12mp": timing}
         click.echo(json.dumps(out, indent=1))
         return
     given = "given" if size_given else "guessed"
@@ -199,6 +200,7 @@ def command(
             f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
         )
     _echo_reads(lines)
+    _echo_factors(by_factor)
     if timing is not None:
         click.echo(
             f"12-megapixel copies: median {timing['median_ms']:.0f} ms, max "
@@ -248,6 +250,31 @@ def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
         "wrong": sum(r.wrong for r in reads),
         "swaps": sum(r.swaps for r in reads),
     }
+
+
+def _by_factor(outcomes: Sequence[Outcome]) -> dict[str, dict[str, dict[str, list[int]]]]:
+    """Renders' boards found per factor value, each part apart (tuned-on and held-out renders
+    never mix): {part: {factor: {value: [found, boards]}}}. Where the misses are (a hand over
+    the board, a board size, blur) is what tells the next piece of work."""
+    out: dict[str, dict[str, dict[str, list[int]]]] = {}
+    for o in outcomes:
+        part = o.case_set.split(" +", 1)[0]
+        for factor, value in o.factors:
+            row = out.setdefault(part, {}).setdefault(factor, {}).setdefault(value, [0, 0])
+            row[0] += o.found
+            row[1] += 1
+    return out
+
+
+def _echo_factors(by_factor: dict[str, dict[str, dict[str, list[int]]]]) -> None:
+    for part, table in by_factor.items():
+        click.echo(f"{part}, by factor (found / boards):")
+        for factor, values in table.items():
+            cells = ", ".join(
+                f"{value} {found}/{boards} ({100 * found / boards:.0f} %)"
+                for value, (found, boards) in sorted(values.items())
+            )
+            click.echo(f"  {factor}: {cells}")
 
 
 def _echo_reads(lines: Sequence[dict[str, object]]) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -94,6 +94,8 @@ class Outcome:
     # ``found``), and the read behind the new one (also with ``read_too``)
     found_old: bool | None = None
     read: ReadScore | None = None
+    # a render's factors, for the table by factor: (factor, value), e.g. ("hand", "yes")
+    factors: tuple[tuple[str, str], ...] = ()
 
 
 def alter(image: Image, kind: str, seed: int) -> Image:
@@ -388,9 +390,28 @@ def corner_error(found: Corners, truth: Corners, size: int) -> float:
     return float(worst / spacing(t, size))
 
 
+def factors(case: Case) -> tuple[tuple[str, str], ...]:
+    """What a rendered case's misses are told apart by: the board's size, whether a hand is
+    over it (any point hidden) and which copy it is; nothing for a photo."""
+    if not case.set.startswith(("scenes", "renders")):
+        return ()
+    copy = case.set.split(" +", 1)[1] if " +" in case.set else "clean"
+    return (
+        ("board", f"{case.size}x{case.size}"),
+        ("hand over the board", "yes" if case.hidden else "no"),
+        ("copy", copy),
+    )
+
+
 def evaluate_case(case: Case, *, size_given: bool, read_too: bool = False) -> Outcome:
     """Find the board in one case and judge it (``read_too``: a case with truth corners is
     read as well, to compare the two yardsticks; its verdict stays the corners')."""
+    return replace(
+        _evaluate_case(case, size_given=size_given, read_too=read_too), factors=factors(case)
+    )
+
+
+def _evaluate_case(case: Case, *, size_given: bool, read_too: bool) -> Outcome:
     t0 = time.perf_counter()
     try:
         fb = find_board(case.image, size=case.size if size_given else None)

@@ -266,6 +266,15 @@ def test_eval_finder_on_a_rendered_scene() -> None:
     assert sets["scenes tune"]["boards"] == 1
     assert sets["scenes tune +blur"]["boards"] == 1
     assert sets["all"]["found"] in (0, 1, 2)
+    # the misses told apart by factor: the scene's board size, a hand or not, which copy
+    factors = out["factors"]["scenes tune"]
+    assert set(factors) == {"board", "hand over the board", "copy"}
+    assert factors["copy"] == {
+        "clean": [sets["scenes tune"]["found"], 1],
+        "blur": [sets["scenes tune +blur"]["found"], 1],
+    }
+    assert sum(b for _f, b in factors["board"].values()) == 2
+    assert sum(b for _f, b in factors["hand over the board"].values()) == 2
     # the 12-megapixel find is timed in CPU as well as on the clock (the machine is shared)
     speed = out["speed_12mp"]
     assert speed["runs"] == 1
