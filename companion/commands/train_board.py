@@ -17,7 +17,11 @@ from companion.commands._options import need_game_records
 TEST_SEEDS_FROM = 1_000_000
 MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
 #: Where each stage's weights go by default: the proposer, then the corner network.
-DEFAULT_OUT = {"proposer": MODELS / "board.onnx", "corners": MODELS / "board_corner.onnx"}
+DEFAULT_OUT = {
+    "proposer": MODELS / "board.onnx",
+    "corners": MODELS / "board_corner.onnx",
+    "check": MODELS / "board_check.onnx",
+}
 #: Frames are cached here (outside the repository): a 3D scene takes about a second.
 DEFAULT_CACHE = "~/.cache/companion/boards"
 
@@ -25,10 +29,11 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
 @click.command()
 @click.option(
     "--stage",
-    type=click.Choice(["proposer", "corners"]),
+    type=click.Choice(["proposer", "corners", "check"]),
     default="proposer",
     show_default=True,
-    help="The proposer (whole frames) or the corner network (patches around each corner).",
+    help="The proposer (whole frames), the corner network (patches around each corner) or "
+    "the grid check (the board plane rectified through right and wrong grids).",
 )
 @click.option("--scenes", default=1500, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
@@ -163,7 +168,11 @@ def command(
                     recent = sum(losses[-100:]) / len(losses[-100:])
                     click.echo(f"  step {step + 1}: loss {recent:.4f}", file=sys.stderr)
 
-            fit = train_board.train_corners if stage == "corners" else train_board.train
+            fit = {
+                "proposer": train_board.train,
+                "corners": train_board.train_corners,
+                "check": train_board.train_check,
+            }[stage]
             model = fit(frames, settings, on_step)
         target = Path(out) if out else DEFAULT_OUT[stage]
         train_board.export(model, target)

@@ -314,3 +314,98 @@ def corner_sample(
     if sigma > 0.3:
         f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
     return _noise_and_jpeg(f, rng).astype(np.float32) / 255.0, spot
+
+
+#: The grid check's wrong grids, by kind, and how often each is drawn (the rest are right).
+CHECK_WRONG = (
+    ("a line off", 0.14),  # the whole grid moved a line (or a line each way)
+    ("a side off", 0.10),  # one side moved a line out or in
+    ("half a line off", 0.08),
+    ("other size", 0.06),  # the same outline read as another size
+    ("a block", 0.04),  # a smaller grid inside the board
+    ("corners off", 0.08),  # each corner moved at random, 0.4 spacings or more at worst
+)
+CHECK_RIGHT_JITTER = 0.07  # spacings: a right grid's corners, as the finder places them
+_UNIT4 = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
+
+
+def _wrong_grid(n: int, kind: str, rng: np.random.Generator) -> tuple[NDArray[np.float64], int]:
+    """Grid-unit corners (TL TR BR BL) and size of one wrong grid of ``kind`` on an n x n
+    board whose corners are (0, 0) .. (n-1, n-1)."""
+    g = _UNIT4 * (n - 1)
+    if kind == "a line off":
+        d = np.zeros(2)
+        while not d.any():
+            d = rng.integers(-1, 2, 2).astype(np.float64)
+        return g + d, n
+    if kind == "a side off":
+        side = int(rng.integers(0, 4))
+        normal = np.array([(0, -1), (1, 0), (0, 1), (-1, 0)], np.float64)[side]
+        g = g.copy()
+        g[[side, (side + 1) % 4]] += normal * (1.0 if rng.uniform() < 0.5 else -1.0)
+        return g, n
+    if kind == "half a line off":
+        d = np.zeros(2)
+        while not d.any():
+            d = rng.integers(-1, 2, 2) * 0.5
+        return g + d, n
+    if kind == "other size":
+        return g, int(rng.choice([m for m in (9, 13, 19) if m != n]))
+    if kind == "a block":
+        m = int(rng.choice([m for m in (9, 13) if m < n] or [max(2, n - 2)]))
+        a, b = rng.integers(0, n - m + 1, 2)
+        return _UNIT4 * (m - 1) + np.array([a, b], np.float64), m
+    # corners off: each moved at random until the worst is 0.4 spacings or more
+    for _ in range(20):
+        moved = g + rng.normal(0, rng.uniform(0.3, 1.5), (4, 2))
+        if np.linalg.norm(moved - g, axis=1).max() >= 0.4:
+            return moved, n
+    return g + 1.0, n
+
+
+def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[F32, float]:
+    """One training view for the grid check (:mod:`grid_check`): (4 x VIEW x VIEW input,
+    1.0 for a right grid, 0.0 for a wrong one). Right grids are the truth with the corners
+    a little off (:data:`CHECK_RIGHT_JITTER`); wrong ones are drawn by :data:`CHECK_WRONG`;
+    a frame without a board gives a wrong grid at random. ``hands``: the share of views with
+    a hand drawn over the frame first (:mod:`pasted_hand`)."""
+    from companion.vision import grid_check
+
+    img = frame.image
+    h, w = img.shape[:2]
+    if frame.corners is None:  # no board: any quadrilateral is wrong
+        n = int(rng.choice([9, 13, 19]))
+        centre = rng.uniform([0.2 * w, 0.2 * h], [0.8 * w, 0.8 * h])
+        half = rng.uniform(0.15, 0.45) * min(h, w)
+        quad = centre + (_UNIT4 * 2 - 1) * half + rng.normal(0, 0.1 * half, (4, 2))
+        label = 0.0
+    else:
+        n = frame.size
+        H = np.asarray(
+            cv2.getPerspectiveTransform(
+                (_UNIT4 * (n - 1)).astype(np.float32), np.asarray(frame.corners, np.float32)
+            ),
+            np.float64,
+        )
+        pick, label = rng.uniform(), 1.0
+        g, size = (
+            _UNIT4 * (n - 1) + np.clip(rng.normal(0, CHECK_RIGHT_JITTER, (4, 2)), -0.18, 0.18),
+            n,
+        )
+        for kind, share in CHECK_WRONG:
+            if pick < share:
+                g, size = _wrong_grid(n, kind, rng)
+                label = 0.0
+                break
+            pick -= share
+        quad = project(H, g)
+        n = size
+        if hands > 0 and rng.uniform() < hands:
+            img = paste_hand(img, frame.corners, frame.size, rng)
+    view = grid_check.rectified(pyramid(img), quad, n)
+    f = _look(view.astype(np.float32), rng)
+    sigma = rng.uniform(0, 1.2) if rng.uniform() < 0.5 else 0.0
+    if sigma > 0.3:
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    out = _noise_and_jpeg(f, rng)
+    return grid_check.blob(out, n), label

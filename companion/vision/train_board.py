@@ -18,8 +18,9 @@ import torch
 from torch import nn
 
 from companion.errors import CompanionError
-from companion.vision.board_data import Frame, corner_sample, sample
+from companion.vision.board_data import Frame, check_sample, corner_sample, sample
 from companion.vision.board_net import INPUT_H, INPUT_W, PATCH, PATCH_STRIDE
+from companion.vision.grid_check import VIEW as CHECK_VIEW
 from companion.vision.train_loop import one_cycle
 
 PEAK_WEIGHT = 20.0  # extra weight of the cells under a corner peak
@@ -92,6 +93,33 @@ class CornerModel(nn.Module):
         a4 = self.s4(x)
         y = self.up4(torch.cat([self.up(self.s8(a4)), a4], 1))
         out: torch.Tensor = self.head(y)
+        return out
+
+
+class CheckModel(nn.Module):
+    """The grid check: the rectified board plane and the grid's drawn lines in, one logit
+    out (the grid is right). Down to an eighth of the view, where a cell covers about a
+    spacing, then every cell's features to one linear layer: where a line is missing or one
+    too many (the margin, one side) is the point, so nothing is pooled away."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.body = nn.Sequential(
+            _conv(4, w, 2),
+            _conv(w, w),
+            _conv(w, w * 2, 2),
+            _conv(w * 2, w * 2),
+            _conv(w * 2, w * 3, 2),
+            _conv(w * 3, w * 3),
+            _conv(w * 3, w * 4, 2),
+            _conv(w * 4, w * 2),
+        )
+        side = CHECK_VIEW // 16
+        self.head = nn.Linear(w * 2 * side * side, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.head(torch.flatten(self.body(x), 1))
         return out
 
 
@@ -213,12 +241,53 @@ def train_corners(
     return model
 
 
+def check_batch(
+    frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` grid-check views of frames drawn at random: (views, labels 1 right / 0 wrong)."""
+    xs, ys = [], []
+    for i in rng.integers(0, len(frames), n):
+        x, y = check_sample(frames[int(i)], rng, hands)
+        xs.append(x)
+        ys.append(y)
+    return torch.from_numpy(np.stack(xs)), torch.tensor(ys, dtype=torch.float32)[:, None]
+
+
+def train_check(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> CheckModel:
+    """The grid check trained on right and wrong grids over ``frames`` (the same frames and
+    settings give the same weights)."""
+    if not any(f.corners is not None for f in frames):
+        raise CompanionError("no frame with a board to train the grid check on")
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng([settings.seed, 2])
+    model = CheckModel(settings.width)
+    bce = nn.BCEWithLogitsLoss()
+
+    def step_loss() -> torch.Tensor:
+        x, y = check_batch(frames, rng, settings.batch, settings.hands)
+        loss: torch.Tensor = bce(model(x), y)
+        return loss
+
+    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
+    return model
+
+
 def export(model: nn.Module, path: Path) -> None:
     """Write ``model`` as ONNX (opset 13, fixed input size, any batch) for cv2.dnn."""
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
-    side = (PATCH, PATCH) if isinstance(model, CornerModel) else (INPUT_H, INPUT_W)
-    dummy = torch.zeros(1, 3, *side)
+    channels, side = 3, (INPUT_H, INPUT_W)
+    if isinstance(model, CornerModel):
+        side = (PATCH, PATCH)
+    elif isinstance(model, CheckModel):
+        channels, side = 4, (CHECK_VIEW, CHECK_VIEW)
+    dummy = torch.zeros(1, channels, *side)
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated, not gone
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(

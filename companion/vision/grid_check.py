@@ -1,0 +1,141 @@
+"""A learned second opinion on a grid: does this quadrilateral, at this size, lie on the
+board's own lines (every line on a line, the outer ones the board's last)?
+
+Why: the finder's own evidence (points standing out, lines on the grid, crossings found) is a
+sum of shares over the grid's points, so a hand over a third of the board, blur or a faint
+paper board pull a right grid under its bars, while a grid a line off or half a spacing off
+can score as well as the right one (BOARD_CARD: the bars sit between wrong and right grids
+by a few hundredths). The check looks at the board plane rectified through the grid, with a
+margin of :data:`MARGIN` spacings beyond the outer lines, beside a drawing of where the grid
+puts its lines: a network trained on right grids and on grids a line, half a line or a few
+corners off (with hands drawn over them) says how likely the grid is right.
+
+The view is :data:`VIEW` pixels square: three colour channels and a fourth, the grid's own
+lines drawn where the grid puts them (so one network serves every size, and a grid of the
+wrong size is a grid whose drawn lines miss the board's). It runs through ``cv2.dnn``;
+without its weights file the check says nothing (None) and the finder works as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+from companion.vision.geometry import Corners, homography, project
+
+Image = NDArray[np.uint8]
+WEIGHTS = Path(__file__).resolve().parent / "models" / "board_check.onnx"
+VIEW = 112  # the view's side, pixels
+MARGIN = 1.5  # spacings of board plane shown beyond the outer lines
+LINE = 1.0  # width of the drawn lines in the fourth channel, view pixels
+
+
+def view_to_image(quad: Corners, n: int) -> NDArray[np.float64]:
+    """The homography from view pixels to image pixels: grid units -MARGIN .. n-1+MARGIN
+    across the view, as ``quad`` (TL TR BR BL corner intersections) puts the grid."""
+    s = (n - 1 + 2 * MARGIN) / VIEW  # grid units per view pixel
+    a = np.array([[s, 0, -MARGIN + 0.5 * s], [0, s, -MARGIN + 0.5 * s], [0, 0, 1]], np.float64)
+    out: NDArray[np.float64] = homography(np.asarray(quad, np.float64), n) @ a
+    return out
+
+
+@lru_cache(maxsize=32)
+def template(n: int) -> NDArray[np.float32]:
+    """The fourth channel: the grid's n lines each way drawn in the view (0..1)."""
+    s = (n - 1 + 2 * MARGIN) / VIEW
+    img = np.zeros((VIEW, VIEW), np.float32)
+    at = (np.arange(n) + MARGIN) / s - 0.5  # view pixel of line i
+    lo, hi = at[0], at[-1]
+    q = 16  # sub-pixel bits: 2**4
+    for v in at:
+        p = int(np.rint(v * q))
+        cv2.line(img, (p, int(lo * q)), (p, int(hi * q)), (1.0,), 1, cv2.LINE_AA, shift=4)
+        cv2.line(img, (int(lo * q), p), (int(hi * q), p), (1.0,), 1, cv2.LINE_AA, shift=4)
+    img.setflags(write=False)
+    return img
+
+
+def rectified(levels: Sequence[Image], quad: Corners, n: int) -> Image:
+    """The board plane round the grid, :data:`VIEW` pixels square, drawn at twice the size
+    from the pyramid level (``levels``: the image and its halvings) where a spacing is nearest
+    two view spacings, then halved by area: lines neither aliased away nor blown up."""
+    m = view_to_image(quad, n)
+    per = VIEW / (n - 1 + 2 * MARGIN)  # view pixels per spacing
+    c = VIEW / 2 - 0.5
+    p = project(m, np.array([[c, c], [c + per, c], [c, c + per]], np.float64))
+    spacing = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())
+    level = 0
+    while level + 1 < len(levels) and spacing / 2 ** (level + 1) >= 2 * per:
+        level += 1
+    f = 0.5**level
+    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
+    big = cv2.warpPerspective(
+        levels[level],
+        to_level @ m @ twice,
+        (2 * VIEW, 2 * VIEW),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0),
+    )
+    return np.asarray(cv2.resize(big, (VIEW, VIEW), interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def blob(view: Image, n: int) -> NDArray[np.float32]:
+    """The network's input for one view: (4, VIEW, VIEW), colours 0..1 and the drawn grid."""
+    colour = view.astype(np.float32).transpose(2, 0, 1) / 255.0
+    return np.concatenate([colour, template(n)[None]], axis=0)
+
+
+class GridCheck:
+    """The check's network, loaded once from an ONNX file (one logit per view)."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise VisionError(f"cannot load the grid check {path}: {exc}") from exc
+        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+
+    def run(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
+        """How likely each grid is right (0..1), for a (batch, 4, VIEW, VIEW) blob."""
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(blobs, np.float32))
+            out = np.asarray(self._net.forward(), np.float32).reshape(-1)
+        if len(out) != len(blobs):
+            raise VisionError(f"the grid check gave {len(out)} answers for {len(blobs)} views")
+        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(out, -30.0, 30.0))), np.float32)
+
+
+def load(path: Path | None = None) -> GridCheck | None:
+    """The check in ``path`` (default :data:`WEIGHTS`, looked up at each call), or None."""
+    path = WEIGHTS if path is None else path
+    if not path.is_file():
+        return None
+    return _load(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path, _stamp: int) -> GridCheck:
+    return GridCheck(path)
+
+
+def check(
+    levels: Sequence[Image], grids: Sequence[tuple[Corners, int]], *, path: Path | None = None
+) -> list[float] | None:
+    """How likely each (corners, size) grid is right, in one batch; None without weights.
+    ``levels``: the image (whose pixels the corners are in) and its halvings."""
+    net = load(path)
+    if net is None:
+        return None
+    if not grids:
+        return []
+    views = np.stack([blob(rectified(levels, q, n), n) for q, n in grids])
+    return [float(v) for v in net.run(views)]
