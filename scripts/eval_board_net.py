@@ -114,8 +114,9 @@ def _cause(case: fe.Case, size_given: bool) -> str:
     for v in found:
         err = fe.corner_error(v.quad / k, case.corners, v.n) if v.n == case.size else None
         ev = "-" if v.evidence is None else f"{v.evidence:.2f}"
+        said = "" if v.check is None else f" check {v.check:.3f}"
         off = "size wrong" if err is None else f"{err:.2f} spacings off"
-        print(f"  {v.n}x{v.n} {v.why:<11} weight {v.weight:.3f} evidence {ev} {off}")
+        print(f"  {v.n}x{v.n} {v.why:<11} weight {v.weight:.3f} evidence {ev}{said} {off}")
         if err is not None:
             right.append((err, v.why))
     best = min(right, default=None)

@@ -117,8 +117,8 @@ def command(
     deep: int,
     out: str | None,
 ) -> None:
-    """Train the board proposer or its corner network on rendered frames (and gomrade
-    photos), export ONNX."""
+    """Train the board proposer, its corner network or the grid check on rendered frames
+    (and gomrade photos), export ONNX."""
     from companion.errors import CompanionError
 
     last = render_seed + max(scenes, flat, empty)

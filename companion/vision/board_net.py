@@ -29,8 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
+from companion.vision import grid_check
 from companion.vision.board_edge import board_quads, lies_round, margins, seeded_quads, unevenness
-from companion.vision.geometry import Corners, homography, project, spacing
+from companion.vision.geometry import Corners, homography, project, pyramid_view, spacing
 from companion.vision.lattice import distance_map, margin_colour, squareness
 
 Image = NDArray[np.uint8]
@@ -68,6 +69,13 @@ POLISH_EVEN = 0.4
 RESCUE_WEIGHT = 0.95  # least weight of every corner map for :func:`rescue` to offer a grid
 RESCUE_EVIDENCE = 0.6  # least evidence (0..3, the finder's) of a rescued grid
 CUT_EVIDENCE = 0.75  # the same where only an outline cut round the grid agrees (as MIN_EVIDENCE)
+#: How sure the learned grid check (:mod:`grid_check`) must be to keep a grid whose evidence
+#: fell under the rescue's bar (every other bar passed)
+CHECK_KEEP = 0.95
+#: The least evidence for the check to be asked: it vouches for a grid partly hidden or
+#: blurred, not for one of which nothing shows (it calls a plain board-coloured panel a board;
+#: the weak right grids it kept on validation renders had evidence 0.39-0.66)
+CHECK_LEAST = 0.3
 MARGIN_LEAST, MARGIN_MOST = 0.2, 2.0  # spacings from the outer lines to the board's edge
 CLOSER_MASK = 0.5  # mask level whose pieces say where :func:`closer` looks again
 CLOSER_GROW = 1.3  # side of a closer look's crop over the longer side of the mask piece's box
@@ -352,23 +360,7 @@ def corner_patch(levels: Sequence[Image], m: NDArray[np.float64]) -> Image:
     between one and two patch spacings, then halved by area (so thin lines are neither
     aliased away nor blown up, whatever the photo's size)."""
     pps = PATCH / (2 * PATCH_HALF)
-    c = PATCH / 2 - 0.5
-    p = project(m, np.array([[c, c], [c + pps, c], [c, c + pps]], np.float64))
-    spacing = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())
-    level = 0
-    while level + 1 < len(levels) and spacing / 2 ** (level + 1) >= pps:
-        level += 1
-    f = 0.5**level
-    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
-    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])  # 2x patch -> patch
-    big = cv2.warpPerspective(
-        levels[level],
-        to_level @ m @ twice,
-        (2 * PATCH, 2 * PATCH),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    return np.asarray(cv2.resize(big, (PATCH, PATCH), interpolation=cv2.INTER_AREA), np.uint8)
+    return pyramid_view(levels, m, PATCH, pps, pps)
 
 
 def corner_spot(logits: NDArray[np.float32]) -> tuple[float, float, float]:
@@ -589,6 +581,7 @@ class Verdict:
     why: str
     weight: float  # the least corner map weight
     evidence: float | None  # the judge's, asked only once the other bars are passed
+    check: float | None = None  # the grid check's, asked only where the evidence fell short
 
 
 def verdicts(
@@ -606,9 +599,10 @@ def verdicts(
     pairs = [(quad, n) for quad in quads for n in sizes if n >= 2]
     if not pairs:
         return []
+    levels = pyramid(small)
     out: list[Verdict] = []
     for (_quad, n), (steps, weights) in zip(
-        pairs, refine_rounds(pyramid(small), pairs, rounds=POLISH_ROUNDS), strict=True
+        pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
     ):
         quad = steps[-1]
         if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(quad).all():
@@ -632,7 +626,17 @@ def verdicts(
                 continue
             bar = CUT_EVIDENCE
         ev = judge(margin_distance(lab, quad, n), quad, n)
-        out.append(Verdict(quad, n, "kept" if ev >= bar else "weak", least, ev))
+        if ev >= bar:
+            out.append(Verdict(quad, n, "kept", least, ev))
+            continue
+        # the evidence is a share over the grid's points, so a hand over part of the grid,
+        # blur or faint lines pull a right grid under the bar: the learned check, which sees
+        # the board plane through the grid, may still vouch for it (never for a grid the
+        # bars before refused: those say where the grid is not the board's)
+        said = grid_check.check(levels, [(quad, n)]) if ev >= CHECK_LEAST else None
+        mark = None if said is None else said[0]
+        keep = mark is not None and mark >= CHECK_KEEP
+        out.append(Verdict(quad, n, "kept" if keep else "weak", least, ev, mark))
     return out
 
 
@@ -658,8 +662,10 @@ def rescue(
     (:func:`edge_agrees`; a grid locked onto the wooden edge has the board's edge on its
     outer lines either way); and ``judge``'s evidence (the finder's: points standing out,
     lines, crossings) at least :data:`RESCUE_EVIDENCE`, or :data:`CUT_EVIDENCE` when only a
-    cut outline agrees. The best evidence wins among sizes; the score is a third of it, as
-    for the finder's grids from a board's edge. ``edges``: the board outlines the caller
+    cut outline agrees, or else (evidence at least :data:`CHECK_LEAST`) the learned grid
+    check (:mod:`grid_check`) at least :data:`CHECK_KEEP` sure that the grid lies on the
+    board's lines. The best evidence wins
+    among sizes; the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the board outlines the caller
     already found (else found here, only once the network is sure). ``proposals``: the grids
     to judge (default :func:`propose`'s; :func:`closer`'s for a second look).
     """

@@ -181,3 +181,37 @@ def warp_board(
         borderMode=cv2.BORDER_REPLICATE,
     )
     return np.asarray(top, np.uint8)
+
+
+def pyramid_view(
+    levels: Sequence[NDArray[np.uint8]],
+    m: NDArray[np.float64],
+    side: int,
+    per: float,
+    least: float,
+    *,
+    border: int = cv2.BORDER_REPLICATE,
+) -> NDArray[np.uint8]:
+    """The ``side``-pixel square view that ``m`` (view pixels -> image pixels) maps into the
+    image, where a grid spacing is ``per`` view pixels: drawn at twice the size from the
+    coarsest pyramid level (``levels``: the image and its halvings) on which a spacing still
+    spans ``least`` pixels, then halved by area, so thin lines are neither aliased away nor
+    blown up whatever the photo's size. Outside the image: ``border`` (black if constant)."""
+    c = side / 2 - 0.5
+    p = project(m, np.array([[c, c], [c + per, c], [c, c + per]], np.float64))
+    span = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())  # image pixels per spacing
+    level = 0
+    while level + 1 < len(levels) and span / 2 ** (level + 1) >= least:
+        level += 1
+    f = 0.5**level
+    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])  # 2x view -> view
+    big = cv2.warpPerspective(
+        levels[level],
+        to_level @ m @ twice,
+        (2 * side, 2 * side),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=border,
+        borderValue=(0, 0, 0),
+    )
+    return np.asarray(cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA), np.uint8)

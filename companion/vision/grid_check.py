@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
-from companion.vision.geometry import Corners, homography, project
+from companion.vision.geometry import Corners, homography, pyramid_view
 
 Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_check.onnx"
@@ -66,26 +66,10 @@ def rectified(levels: Sequence[Image], quad: Corners, n: int) -> Image:
     """The board plane round the grid, :data:`VIEW` pixels square, drawn at twice the size
     from the pyramid level (``levels``: the image and its halvings) where a spacing is nearest
     two view spacings, then halved by area: lines neither aliased away nor blown up."""
-    m = view_to_image(quad, n)
     per = VIEW / (n - 1 + 2 * MARGIN)  # view pixels per spacing
-    c = VIEW / 2 - 0.5
-    p = project(m, np.array([[c, c], [c + per, c], [c, c + per]], np.float64))
-    spacing = float(np.linalg.norm(p[1:] - p[0], axis=1).mean())
-    level = 0
-    while level + 1 < len(levels) and spacing / 2 ** (level + 1) >= 2 * per:
-        level += 1
-    f = 0.5**level
-    to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
-    twice = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
-    big = cv2.warpPerspective(
-        levels[level],
-        to_level @ m @ twice,
-        (2 * VIEW, 2 * VIEW),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(0, 0, 0),
+    return pyramid_view(
+        levels, view_to_image(quad, n), VIEW, per, 2 * per, border=cv2.BORDER_CONSTANT
     )
-    return np.asarray(cv2.resize(big, (VIEW, VIEW), interpolation=cv2.INTER_AREA), np.uint8)
 
 
 def blob(view: Image, n: int) -> NDArray[np.float32]:

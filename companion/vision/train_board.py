@@ -98,8 +98,8 @@ class CornerModel(nn.Module):
 
 class CheckModel(nn.Module):
     """The grid check: the rectified board plane and the grid's drawn lines in, one logit
-    out (the grid is right). Down to an eighth of the view, where a cell covers about a
-    spacing, then every cell's features to one linear layer: where a line is missing or one
+    out (the grid is right). Down to a sixteenth of the view (7 x 7 cells, a few spacings
+    each), then every cell's features to one linear layer: where a line is missing or one
     too many (the margin, one side) is the point, so nothing is pooled away."""
 
     def __init__(self, width: int = 16) -> None:

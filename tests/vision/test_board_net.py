@@ -387,6 +387,7 @@ def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_eviden
 ) -> None:
     from companion.vision.lattice import to_lab
 
+    _without_the_check(monkeypatch)  # the bars before it (the check's own test is below)
     small, truth, _k, judge = _blurred_missed_scene()
     lab = to_lab(small)
     found = board_net.rescue(small, lab, (19, 13, 9), judge)
@@ -408,6 +409,7 @@ def test_rescue_finds_a_blurred_board_and_refuses_without_the_edge_or_the_eviden
     monkeypatch.setattr(board_net, "seeded_quads", lambda _im, q, _n: [q.copy()])
     assert board_net.rescue(small, lab, (19,), judge) is None
     monkeypatch.undo()
+    _without_the_check(monkeypatch)
     # the same grid and edge with evidence under the bar: refused
     weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
     assert board_net.rescue(small, lab, (19,), weak) is None
@@ -419,6 +421,7 @@ def test_each_refused_grid_says_which_bar_it_failed(monkeypatch: pytest.MonkeyPa
     the outline on the grid's outer lines, "unsure" when no map can be sure enough."""
     from companion.vision.lattice import to_lab
 
+    _without_the_check(monkeypatch)
     small, truth, _k, judge = _blurred_missed_scene()
     lab = to_lab(small)
     right = [v for v in board_net.verdicts(small, lab, (19,), judge) if v.why == "kept"]
@@ -432,6 +435,54 @@ def test_each_refused_grid_says_which_bar_it_failed(monkeypatch: pytest.MonkeyPa
     monkeypatch.undo()
     monkeypatch.setattr(board_net, "RESCUE_WEIGHT", 1.01)
     assert {v.why for v in board_net.verdicts(small, lab, (19,), judge)} == {"unsure"}
+
+
+def _without_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hide the grid check's weights, so a grid's evidence alone decides, as before it."""
+    from companion.vision import grid_check
+
+    monkeypatch.setattr(grid_check, "WEIGHTS", grid_check.WEIGHTS.with_name("missing.onnx"))
+
+
+def test_the_grid_check_keeps_a_right_grid_whose_evidence_fell_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hand or blur pulls the finder's evidence on a right grid under the bar; the shipped
+    grid check, sure the grid lies on the board's lines, keeps it. It is asked only then: a
+    grid the outline bar refused stays refused, and a check short of the bar keeps nothing."""
+    from companion.vision import grid_check
+    from companion.vision.lattice import to_lab
+
+    assert grid_check.load() is not None, "the shipped grid check is missing"
+    small, truth, _k, _judge = _blurred_missed_scene()
+    lab = to_lab(small)
+    weak = lambda _d, _q, _n: board_net.RESCUE_EVIDENCE - 0.01  # noqa: E731
+    said = board_net.verdicts(small, lab, (19,), weak)
+    kept = [v for v in said if v.why == "kept"]
+    assert kept and corner_error(kept[0].quad, truth, 19) <= 0.25
+    assert kept[0].check is not None and kept[0].check >= board_net.CHECK_KEEP
+    found = board_net.rescue(small, lab, (19,), weak)
+    assert found is not None and corner_error(found[1], truth, 19) <= 0.25
+    # the same grid one line off: the check says no
+    levels = board_net.pyramid(small)
+    step = (kept[0].quad[1] - kept[0].quad[0]) / 18
+    off = kept[0].quad + step
+    right_mark, off_mark = grid_check.check(levels, [(kept[0].quad, 19), (off, 19)]) or [1, 1]
+    assert right_mark >= board_net.CHECK_KEEP > 0.5 > off_mark
+    # nor is it asked where nothing of the grid shows (it calls a plain panel a board)
+    bare = lambda _d, _q, _n: board_net.CHECK_LEAST - 0.01  # noqa: E731
+    unasked = board_net.verdicts(small, lab, (19,), bare)
+    assert unasked and all(v.check is None and v.why != "kept" for v in unasked)
+    # a check short of its bar keeps nothing the evidence did not
+    monkeypatch.setattr(board_net, "CHECK_KEEP", 1.01)
+    assert "kept" not in {v.why for v in board_net.verdicts(small, lab, (19,), weak)}
+    assert board_net.rescue(small, lab, (19,), weak) is None
+    monkeypatch.undo()
+    # the check is not asked where an earlier bar refused the grid
+    monkeypatch.setattr(board_net, "seeded_quads", lambda _im, q, _n: [q.copy()])
+    on_lines = board_net.verdicts(small, lab, (19,), weak, [kept[0].quad.copy()])
+    assert all(v.check is None for v in on_lines if v.why != "kept")
+    assert "kept" not in {v.why for v in on_lines}
 
 
 def test_hand_frames_are_scenes_with_a_hand_pinned_on_their_own_seeds(
