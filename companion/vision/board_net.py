@@ -31,7 +31,14 @@ from numpy.typing import NDArray
 from companion.errors import VisionError
 from companion.vision import grid_check
 from companion.vision.board_edge import board_quads, lies_round, margins, seeded_quads, unevenness
-from companion.vision.geometry import Corners, homography, project, pyramid_view, spacing
+from companion.vision.geometry import (
+    Corners,
+    encloses_area,
+    homography,
+    project,
+    pyramid_view,
+    spacing,
+)
 from companion.vision.lattice import distance_map, margin_colour, squareness
 
 Image = NDArray[np.uint8]
@@ -399,27 +406,34 @@ def refine_rounds(
     weights = [np.zeros(4, np.float64) for _ in quads]
     if net is None or not quads:
         return list(zip(steps, weights, strict=True))
+    # a quad whose corners collapsed (no area) is refined no further: its steps stop short,
+    # which every caller reads as "no answer", instead of the whole search stopping on it
+    alive = [encloses_area(s[-1]) for s in steps]
     for _ in range(rounds):
         out = [s[-1].copy() for s in steps]
         ms, patches = [], []
-        for q, (_q0, n) in zip(out, quads, strict=True):
+        for q, (_q0, n), ok in zip(out, quads, alive, strict=True):
             for k in range(4):
-                m = patch_to_image(q, n, k)
+                m = patch_to_image(q, n, k) if ok else None
                 ms.append(m)
-                patches.append(corner_patch(levels, m) if np.isfinite(m).all() else None)
+                sane = m is not None and bool(np.isfinite(m).all())
+                patches.append(corner_patch(levels, m) if sane and m is not None else None)
         live = [p for p in patches if p is not None]
         if not live:
             break
         logits = net.run(np.asarray(cv2.dnn.blobFromImages(live, 1.0 / 255.0), np.float32), 1)
         it = iter(range(len(live)))
         for i, (m, p) in enumerate(zip(ms, patches, strict=True)):
-            if p is None:
+            if m is None or p is None:
                 continue
             x, y, w = corner_spot(logits[next(it), 0])
             out[i // 4][i % 4] = project(m, np.array([x, y], np.float64))
             weights[i // 4][i % 4] = w
-        for s, q in zip(steps, out, strict=True):
-            s.append(q)
+        for i, (s, q) in enumerate(zip(steps, out, strict=True)):
+            if alive[i]:
+                alive[i] = encloses_area(q)
+                if alive[i]:
+                    s.append(q)
     return list(zip(steps, weights, strict=True))
 
 
@@ -458,6 +472,8 @@ def candidates(
     if not pairs:
         return out
     for (_quad, n), quad in zip(pairs, refine(pyramid(small), pairs), strict=True):
+        if not encloses_area(quad):
+            continue  # a proposal with no area (the network's peaks in a line)
         if any(k[2] == n and _same_board(quad, k[1], n) for k in known):
             continue
         dist = margin_distance(lab, quad, n)
@@ -783,6 +799,8 @@ def fourth_corner(resp: NDArray[np.float32], quad: Corners, n: int, k: int) -> C
             quads[:, k] = project(to_image, grid)
             best = grid[int(np.argmax(lattice_contrast(resp, quads, n, every, arms)))]
         out[k] = project(to_image, best[None])[0]
+        if not encloses_area(out):
+            return np.array(quad, np.float64)  # the corner folded the grid flat: no move
         if float(np.abs(best - end).max()) < 0.25:
             break
     return out
@@ -849,7 +867,7 @@ def hidden(
             quad, sure = out, now
             if still:
                 break
-        if quad is None or not np.isfinite(quad).all():
+        if quad is None or not encloses_area(quad):
             continue
         if squareness(quad, small.shape) > POLISH_SQUARE:
             continue

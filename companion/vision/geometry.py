@@ -35,12 +35,26 @@ def as_corners(
     if arr.size != 8 or not np.all(np.isfinite(arr)):
         raise VisionError("corners must be four finite x,y pairs (TL, TR, BR, BL)")
     quad = arr.reshape(4, 2)
-    area = 0.5 * float(
-        np.dot(quad[:, 0], np.roll(quad[:, 1], -1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], -1))
-    )
-    if abs(area) < 16.0:
+    if abs(_area(quad)) < LEAST_AREA:
         raise VisionError("corners enclose no area")
     return quad
+
+
+LEAST_AREA = 16.0  # square pixels: four corners enclosing less are no board
+
+
+def _area(quad: NDArray[np.float64]) -> float:
+    """The signed area of a (4, 2) quadrilateral (the shoelace formula)."""
+    return 0.5 * float(
+        np.dot(quad[:, 0], np.roll(quad[:, 1], -1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], -1))
+    )
+
+
+def encloses_area(quad: NDArray[np.float64]) -> bool:
+    """Whether :func:`as_corners` takes ``quad`` (four finite points enclosing at least
+    :data:`LEAST_AREA`): for a search to drop a candidate that collapsed, rather than stop."""
+    arr = np.asarray(quad, np.float64)
+    return arr.shape == (4, 2) and bool(np.isfinite(arr).all()) and abs(_area(arr)) >= LEAST_AREA
 
 
 def homography(corners: Corners, width: int, height: int | None = None) -> NDArray[np.float64]:

@@ -215,6 +215,33 @@ def test_shipped_corner_network_pulls_a_rough_guess_onto_a_held_out_scene() -> N
     assert corner_error(refined, truth, 19) < 0.34
 
 
+def test_a_quad_with_no_area_gets_no_answer_and_stops_no_find(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proposal with its corners on a line (peaks along one edge), or one the corner network
+    folds flat, is refined no further (its steps stop short: "no answer" to every caller),
+    beside a sane quad refined as ever. Before, its patch raised and the whole find ended as
+    "no board (corners enclose no area)" (held-out scenes 9000001 and 9000044, session 14)."""
+    from companion.vision.lattice import to_lab
+
+    sc = render_scene(HELD_OUT + 3, size=19, width=800, height=600)
+    truth = np.asarray(sc.corners[0], np.float64)
+    flat = np.array([[100.0, 100.0], [200.0, 100.0], [300.0, 100.0], [400.0, 100.0]])
+    levels = board_net.pyramid(sc.image)
+    (flat_steps, _w), (steps, _v) = board_net.refine_rounds(levels, [(flat, 19), (truth, 19)])
+    assert len(flat_steps) == 1 and len(steps) == 3
+    assert corner_error(steps[-1], truth, 19) < 0.34
+    # the finder's candidates leave such a proposal out instead of failing on it
+    monkeypatch.setattr(board_net, "propose", lambda _small: [flat.copy()])
+    judge = lambda _d, _q, _n: 3.0  # noqa: E731
+    small = np.ascontiguousarray(sc.image)
+    assert board_net.candidates(small, to_lab(small), (19, 9), judge) == []
+    # a round that folds every corner onto one point: the quad's answer ends before it
+    monkeypatch.setattr(board_net, "project", lambda _m, _p: np.array([50.0, 50.0]))
+    ((folded, _u),) = board_net.refine_rounds(levels, [(truth, 19)])
+    assert len(folded) == 1 and np.array_equal(folded[0], truth)
+
+
 def test_without_corner_weights_refine_leaves_the_guess(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
