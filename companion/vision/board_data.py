@@ -33,7 +33,7 @@ from companion.vision.board_net import (
     patch_to_image,
     pyramid,
 )
-from companion.vision.geometry import project
+from companion.vision.geometry import homography, project
 from companion.vision.pasted_hand import paste_hand
 
 Image = NDArray[np.uint8]
@@ -220,6 +220,14 @@ def _look(img: F32, rng: np.random.Generator) -> F32:
     return np.asarray(img, np.float32)
 
 
+def _maybe_blurred(f: F32, rng: np.random.Generator, most: float) -> F32:
+    """``f`` out of focus half the time (a Gaussian of up to ``most`` pixels; none under 0.3)."""
+    sigma = rng.uniform(0, most) if rng.uniform() < 0.5 else 0.0
+    if sigma > 0.3:
+        return np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    return f
+
+
 def _noise_and_jpeg(f: F32, rng: np.random.Generator) -> NDArray[np.uint8]:
     """Sensor noise, then (three times in ten) a JPEG round trip at a poor quality: the last
     steps of every training view, the proposer's and the corner network's alike."""
@@ -264,9 +272,7 @@ def sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[
         corners = np.asarray(frame.corners, np.float64) @ m[:, :2].T + m[:, 2]
     view, k, off = letterbox(np.asarray(warped, np.uint8))
     f = _look(view.astype(np.float32), rng)
-    sigma = rng.uniform(0, 1.6) if rng.uniform() < 0.5 else 0.0
-    if sigma > 0.3:
-        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    f = _maybe_blurred(f, rng, 1.6)
     if rng.uniform() < 0.25:  # motion blur
         n = int(rng.integers(3, 8))
         kern = np.zeros((n, n), np.float32)
@@ -310,9 +316,7 @@ def corner_sample(
         img = paste_hand(img, t, n, rng, near=k)
     patch = corner_patch(pyramid(img), m)
     f = _look(patch.astype(np.float32), rng)
-    sigma = rng.uniform(0, 1.5) if rng.uniform() < 0.5 else 0.0
-    if sigma > 0.3:
-        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    f = _maybe_blurred(f, rng, 1.5)
     return _noise_and_jpeg(f, rng).astype(np.float32) / 255.0, spot
 
 
@@ -381,12 +385,7 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
         label = 0.0
     else:
         n = frame.size
-        H = np.asarray(
-            cv2.getPerspectiveTransform(
-                (_UNIT4 * (n - 1)).astype(np.float32), np.asarray(frame.corners, np.float32)
-            ),
-            np.float64,
-        )
+        H = homography(np.asarray(frame.corners, np.float64), n)
         pick, label = rng.uniform(), 1.0
         g, size = (
             _UNIT4 * (n - 1) + np.clip(rng.normal(0, CHECK_RIGHT_JITTER, (4, 2)), -0.18, 0.18),
@@ -404,8 +403,6 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
             img = paste_hand(img, frame.corners, frame.size, rng)
     view = grid_check.rectified(pyramid(img), quad, n)
     f = _look(view.astype(np.float32), rng)
-    sigma = rng.uniform(0, 1.2) if rng.uniform() < 0.5 else 0.0
-    if sigma > 0.3:
-        f = np.asarray(cv2.GaussianBlur(f, (0, 0), sigma), np.float32)
+    f = _maybe_blurred(f, rng, 1.2)
     out = _noise_and_jpeg(f, rng)
     return grid_check.blob(out, n), label

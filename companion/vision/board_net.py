@@ -399,7 +399,7 @@ def refine_rounds(
     levels: Sequence[Image], quads: Sequence[tuple[Corners, int]], *, rounds: int = 2
 ) -> list[tuple[list[Corners], NDArray[np.float64]]]:
     """:func:`refine` with its working shown: per quad, the corners as given and after each
-    round, and the last round's weight per corner (the share of the corner map's softmax
+    round (no more once they enclose no area), and the last round's weight per corner (the share of the corner map's softmax
     round its peak: near 1 when the network is sure)."""
     net = load(CORNER_WEIGHTS)
     steps = [[np.array(q, np.float64)] for q, _n in quads]  # copies: the guesses stay
@@ -417,7 +417,7 @@ def refine_rounds(
                 m = patch_to_image(q, n, k) if ok else None
                 ms.append(m)
                 sane = m is not None and bool(np.isfinite(m).all())
-                patches.append(corner_patch(levels, m) if sane and m is not None else None)
+                patches.append(corner_patch(levels, m) if m is not None and sane else None)
         live = [p for p in patches if p is not None]
         if not live:
             break
@@ -430,10 +430,9 @@ def refine_rounds(
             out[i // 4][i % 4] = project(m, np.array([x, y], np.float64))
             weights[i // 4][i % 4] = w
         for i, (s, q) in enumerate(zip(steps, out, strict=True)):
+            alive[i] = alive[i] and encloses_area(q)
             if alive[i]:
-                alive[i] = encloses_area(q)
-                if alive[i]:
-                    s.append(q)
+                s.append(q)
     return list(zip(steps, weights, strict=True))
 
 
@@ -513,8 +512,8 @@ def polish(small: Image, quad: Corners, n: int, edges: Sequence[Corners] = ()) -
     if n < 2 or not np.isfinite(quad).all():
         return quad
     ((steps, weights),) = refine_rounds(pyramid(small), [(quad, n)], rounds=POLISH_ROUNDS)
-    if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(steps[-1]).all():
-        return quad  # no weights, or a patch off the map
+    if len(steps) < POLISH_ROUNDS + 1:
+        return quad  # no weights, or the grid collapsed
     sp = spacing(quad, n)
     last = np.linalg.norm(steps[-1] - steps[-2], axis=1) / sp
     reach = np.linalg.norm(steps[-1] - steps[0], axis=1) / sp
@@ -621,8 +620,8 @@ def verdicts(
         pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
     ):
         quad = steps[-1]
-        if len(steps) < POLISH_ROUNDS + 1 or not np.isfinite(quad).all():
-            continue  # no corner network, or a patch off the map
+        if len(steps) < POLISH_ROUNDS + 1:
+            continue  # no corner network, or the grid collapsed
         least = float(weights.min())
         if least < RESCUE_WEIGHT:
             out.append(Verdict(quad, n, "unsure", least, None))
@@ -680,10 +679,10 @@ def rescue(
     lines, crossings) at least :data:`RESCUE_EVIDENCE`, or :data:`CUT_EVIDENCE` when only a
     cut outline agrees, or else (evidence at least :data:`CHECK_LEAST`) the learned grid
     check (:mod:`grid_check`) at least :data:`CHECK_KEEP` sure that the grid lies on the
-    board's lines. The best evidence wins
-    among sizes; the score is a third of it, as for the finder's grids from a board's edge. ``edges``: the board outlines the caller
-    already found (else found here, only once the network is sure). ``proposals``: the grids
-    to judge (default :func:`propose`'s; :func:`closer`'s for a second look).
+    board's lines. The best evidence wins among sizes; the score is a third of it, as for the
+    finder's grids from a board's edge. ``edges``: the board outlines the caller already found
+    (else found here, only once the network is sure). ``proposals``: the grids to judge
+    (default :func:`propose`'s; :func:`closer`'s for a second look).
     """
     kept = [v for v in verdicts(small, lab, sizes, judge, edges, proposals) if v.why == "kept"]
     if not kept:
@@ -883,9 +882,9 @@ def _sure_corners(
 ) -> tuple[Corners | None, NDArray[np.bool_]]:
     """The corner network's last answer and which corners it is sure of (weight at least
     :data:`RESCUE_WEIGHT`, moved no more than :data:`HIDDEN_SETTLED` spacings in the last
-    round); None when there was no answer (no weights, a patch off the map)."""
+    round); None when there was no answer (no weights, or the grid collapsed)."""
     none = np.zeros(4, np.bool_)
-    if len(steps) < 2 or not np.isfinite(steps[-1]).all():
+    if len(steps) < 2:
         return None, none
     sp = spacing(steps[-1], n)
     last = np.linalg.norm(steps[-1] - steps[-2], axis=1) / max(sp, 1e-9)

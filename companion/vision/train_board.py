@@ -245,12 +245,9 @@ def check_batch(
     frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` grid-check views of frames drawn at random: (views, labels 1 right / 0 wrong)."""
-    xs, ys = [], []
-    for i in rng.integers(0, len(frames), n):
-        x, y = check_sample(frames[int(i)], rng, hands)
-        xs.append(x)
-        ys.append(y)
-    return torch.from_numpy(np.stack(xs)), torch.tensor(ys, dtype=torch.float32)[:, None]
+    views = [check_sample(frames[int(i)], rng, hands) for i in rng.integers(0, len(frames), n)]
+    xs = np.stack([x for x, _ in views])
+    return torch.from_numpy(xs), torch.tensor([y for _, y in views], dtype=torch.float32)[:, None]
 
 
 def train_check(
