@@ -14,6 +14,9 @@ way round: a grid whose outer line lies on a board's edge is a line off, and is 
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +31,7 @@ MIN_SOLIDITY = 0.86  # region area over its quadrilateral's area
 BITTEN = 2  # outlines with a bite out of them (a hand) offered beside the whole ones
 MARGIN = (0.2, 2.0)  # spacings from a grid's outer lines to its board's edge (as board_net's)
 SEED_SIDE = 300  # longer side of the copy a seeded outline is cut on, pixels
+OUTLINE_THREADS = 4  # most pieces outlined at once (a Raspberry Pi 4 has four cores)
 SEED_BAND = 3.0  # spacings beyond a grid's outer lines that may still be board, when seeded
 _ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)
@@ -54,12 +58,11 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
     )
     labels = _nearest(feats, np.asarray(centres, np.float32)).reshape(small.shape[:2])
     h, w = labels.shape
-    found: list[tuple[float, Corners]] = []
-    bitten: list[tuple[float, Corners]] = []
     # one group, or two (uneven light splits a board into a bright and a dim part)
     groups: list[tuple[int, ...]] = [(k,) for k in range(CLUSTERS)]
     groups += [(k, j) for k in range(CLUSTERS) for j in range(k + 1, CLUSTERS)]
     counts = np.bincount(labels.ravel(), minlength=CLUSTERS)
+    jobs: list[tuple[NDArray[np.uint8], int]] = []
     for group in groups:
         if counts[list(group)].sum() < MIN_AREA * 0.3 * h * w:
             continue
@@ -67,7 +70,15 @@ def board_quads(image: Image, *, limit: int = 5) -> list[tuple[float, Corners]]:
         member[list(group)] = 1
         mask = member[labels]
         for frac in (0.02, 0.05) if len(group) == 1 else (0.04,):
-            whole, cut = _quad_of(mask, max(3, round(frac * min(h, w)) | 1))
+            jobs.append((mask, max(3, round(frac * min(h, w)) | 1)))
+    # the pieces are outlined side by side (OpenCV lets go of the interpreter while it
+    # closes, traces and fits them, which is most of a find's time on a 12-megapixel photo);
+    # the results come back in the jobs' order, so the outcome is the same on any machine
+    found: list[tuple[float, Corners]] = []
+    bitten: list[tuple[float, Corners]] = []
+    # (a pool of its own each call: a pool kept in the module would hang in a forked child)
+    with ThreadPoolExecutor(max_workers=min(OUTLINE_THREADS, os.cpu_count() or 1)) as pool:
+        for whole, cut in pool.map(lambda job: _quad_of(*job), jobs):
             found.extend((sol, quad / scale) for sol, quad in whole)
             bitten.extend((sol, quad / scale) for sol, quad in cut)
     out: list[tuple[float, Corners]] = []
@@ -155,6 +166,7 @@ def _quad_of(
     if area < MIN_AREA * h * w:
         return [], []
     hull = cv2.convexHull(c)
+    hull_area = float(cv2.contourArea(hull))
     peri = cv2.arcLength(hull, True)
     approx = None
     for eps in np.linspace(0.01, 0.1, 19):
@@ -164,8 +176,12 @@ def _quad_of(
             break
         if len(a) < 4:
             break
-    longest = _longest_sides(
-        cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float64)
+    # a hand or a sleeve over the board bites a piece off it: the board is what its hull
+    # fills, the bite is not held against it (but may not be most of it)
+    longest = (
+        _longest_sides(cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float64))
+        if area >= 0.6 * hull_area
+        else None
     )
     out: tuple[list[tuple[float, Corners]], list[tuple[float, Corners]]] = ([], [])
     for guess in (approx, longest):
@@ -179,11 +195,6 @@ def _quad_of(
             continue
         solidity = min(area / qarea, qarea / area)
         if guess is longest:
-            # a hand or a sleeve over the board bites a piece off it: the board is what its
-            # hull fills, the bite is not held against it (but may not be most of it)
-            hull_area = float(cv2.contourArea(hull))
-            if area < 0.6 * hull_area:
-                continue
             solidity = min(hull_area / qarea, qarea / hull_area)
         if solidity >= MIN_SOLIDITY and not _touching(quad, w, h):
             out[guess is longest].append((solidity, _order(quad)))
@@ -233,13 +244,12 @@ def _fit_sides(points: NDArray[np.float64], approx: NDArray[np.float64]) -> Corn
         if length < 4:
             return None
         u = d / length
-        nrm = np.array([-u[1], u[0]])
         rel = points - a
         along = rel @ u
-        across = rel @ nrm
+        across = rel @ np.array([-u[1], u[0]])
         near = (np.abs(across) < max(3.0, 0.04 * length)) & (along > 0.1 * length)
         near &= along < 0.9 * length
-        if near.sum() < 5:
+        if np.count_nonzero(near) < 5:
             lines.append((a, u))
             continue
         vx, vy, x0, y0 = cv2.fitLine(
@@ -249,11 +259,11 @@ def _fit_sides(points: NDArray[np.float64], approx: NDArray[np.float64]) -> Corn
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
-        if abs(np.linalg.det(m)) < 1e-6:
+        det = d2[0] * d1[1] - d1[0] * d2[1]  # of [[d1x, -d2x], [d1y, -d2y]]
+        if abs(det) < 1e-6:
             return None
-        t = np.linalg.solve(m, p2 - p1)
-        out.append(p1 + t[0] * d1)
+        gap = p2 - p1
+        out.append(p1 + (d2[0] * gap[1] - d2[1] * gap[0]) / det * d1)
     return np.array(out, np.float64)
 
 

@@ -53,7 +53,7 @@ from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
 from companion.vision.crossings import refined as _refined
 from companion.vision.crossings import shift_check as _shift_check
-from companion.vision.geometry import Corners
+from companion.vision.geometry import Corners, shrink
 from companion.vision.lattice import (
     distance_map,
     fit_in_edge,
@@ -527,11 +527,7 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     """The search behind :func:`find_board`: (score, corners in input pixels, size)."""
     h0, w0 = image.shape[:2]
     scale = WORK_SIDE / max(h0, w0)
-    small = (
-        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        if scale < 1
-        else image
-    )
+    small = shrink(image, scale) if scale < 1 else image
     if scale >= 1:
         scale = 1.0
     small = np.asarray(small, dtype=np.uint8)

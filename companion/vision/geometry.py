@@ -229,3 +229,22 @@ def pyramid_view(
         borderValue=(0, 0, 0),
     )
     return np.asarray(cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def shrink(image: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
+    """``image`` resized by ``scale`` (under 1) with area averaging, to the size
+    ``cv2.resize(image, None, fx=scale, fy=scale)`` gives. Halved first while more than half
+    is to go: OpenCV averages exact halves on a fast path, so a 12-megapixel photo comes down
+    to the finder's 800 pixels in about a third of the time of one area resize, within a few
+    grey levels of it. With less than half to go, that one resize, exactly."""
+    if scale >= 0.5:
+        once = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        return np.asarray(once, np.uint8)
+    h, w = image.shape[:2]
+    size = (round(w * scale), round(h * scale))
+    out, left = image, scale
+    while left < 0.5 and min(out.shape[:2]) >= 4:
+        half = (out.shape[1] // 2, out.shape[0] // 2)
+        out = np.asarray(cv2.resize(out, half, interpolation=cv2.INTER_AREA), np.uint8)
+        left *= 2
+    return np.asarray(cv2.resize(out, size, interpolation=cv2.INTER_AREA), np.uint8)

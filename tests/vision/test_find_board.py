@@ -13,10 +13,11 @@ from click.testing import CliRunner
 
 from companion.cli import main
 from companion.errors import BoardNotFound
+from companion.vision import board_edge
 from companion.vision.board_edge import board_quads
 from companion.vision.find_board import MARKS_SEEN, SOME_MARKS_SEEN, find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
-from companion.vision.geometry import Corners
+from companion.vision.geometry import Corners, shrink
 from companion.vision.lattice import (
     distance_map,
     margin_colour,
@@ -123,6 +124,42 @@ def test_board_edge_is_a_candidate() -> None:
     shifted = c.mean(axis=0) + (c - c.mean(axis=0)) * (17 / 18)  # half a cell in, 18 lines
     assert standout(dist, c, 19) > 0.9
     assert standout(dist, shifted, 18) < 0.6
+
+
+def test_outlines_traced_side_by_side_are_those_traced_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The colour groups' pieces are outlined on a pool of threads; what comes back (and in
+    which order) must not depend on how many: a cloth with a board and an arm across it."""
+    r = render_board(FULL19, size=19, tilt=25, rotate=-9, fill=0.6, seed=8, hand=True)
+    image = with_cloth(r.image, r.corners[0], 19, 3)
+    side_by_side = board_quads(image)
+    monkeypatch.setattr(board_edge, "OUTLINE_THREADS", 1)
+    one_at_a_time = board_quads(image)
+    assert len(side_by_side) >= 2
+    assert [s for s, _q in side_by_side] == [s for s, _q in one_at_a_time]
+    for (_s, a), (_t, b) in zip(side_by_side, one_at_a_time, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_a_big_photo_is_shrunk_by_halves_to_the_size_one_resize_gives() -> None:
+    """The finder's working copy of a 12-megapixel photo: halved on OpenCV's fast path, then
+    area-averaged: the same size as one area resize, not moved, within a few grey levels."""
+    r = render_board(FULL19, size=19, rotate=12, fill=0.7, seed=5)
+    big = np.asarray(cv2.resize(r.image, (4032, 3024), interpolation=cv2.INTER_LINEAR), np.uint8)
+    scale = 800 / 4032
+    once = cv2.resize(big, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    shrunk = shrink(big, scale)
+    assert shrunk.shape == once.shape == (600, 800, 3)
+    diff = np.abs(shrunk.astype(np.int16) - once.astype(np.int16))
+    assert diff.mean() < 1.5 and (diff > 10).mean() < 0.02  # a little softer on sharp edges
+    grey = [cv2.cvtColor(a, cv2.COLOR_BGR2GRAY).astype(np.float32) for a in (once, shrunk)]
+    (dx, dy), _response = cv2.phaseCorrelate(grey[0], grey[1])
+    assert abs(dx) < 0.05 and abs(dy) < 0.05  # not moved: corners found on it stay put
+    # no halving when less than half is to go: one area resize, exactly
+    assert np.array_equal(
+        shrink(big, 0.6), cv2.resize(big, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
+    )
 
 
 @pytest.mark.parametrize(("tilt", "rotate"), [(0, 0), (20, 7), (40, -20), (35, 25)])
