@@ -180,23 +180,31 @@ def command(
     timing = _speed(clean, speed, size_given) if speed else None
     if as_json:
         out = {"size_given": size_given, "sets": lines, "factors": by_factor, "speed_12mp": timing}
+        if verbose:
+            out["misses"] = [
+                {"set": o.case_set, "name": o.name, "error": o.error, "note": o.note}
+                for o in outcomes
+                if not o.found
+            ]
         click.echo(json.dumps(out, indent=1))
         return
     given = "given" if size_given else "guessed"
     click.echo(
         f"board size {given}; found = size right and corners within 1/4 spacing, or (no truth "
         f"corners) {fe.READ_RIGHT:.0%} of points read right with no swap; old: the previous "
-        "yardstick (corners of the clean photo's verified find)"
+        "yardstick (corners of the clean photo's verified find); wrong: a board given that is "
+        'not the right one (the rest of the misses are "no board")'
     )
     click.echo(
-        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'old':>6}{'size ok':>9}"
+        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'old':>6}{'wrong':>7}{'size ok':>9}"
         f"{'med ms':>8}{'max ms':>8}"
     )
     for ln in lines:
         b, f = int(ln["boards"]), int(ln["found"])  # type: ignore[call-overload]
         old = "=" if ln["found_old"] is None else str(ln["found_old"])
         click.echo(
-            f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{old:>6}{ln['size_right']:>9}"
+            f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{old:>6}{ln['given_wrong']:>7}"
+            f"{ln['size_right']:>9}"
             f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
         )
     _echo_reads(lines)
@@ -239,6 +247,9 @@ def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
         "boards": len(os_),
         "found": sum(o.found for o in os_),
         "found_old": old if judged_old else None,
+        "given_wrong": sum(
+            o.given and not o.found for o in os_
+        ),  # a board given, not the right one
         "size_right": sum(o.size_right for o in os_),
         "median_ms": 1000 * statistics.median(times),
         "max_ms": 1000 * max(times),

@@ -27,6 +27,10 @@ How (classic OpenCV):
    enough show, and kept only on enough evidence (points standing out from the board's
    colour, lines, crossings), if it is a square a camera can see and if lines or stones
    mark its points (a smooth patch of colour in an outline reaches that evidence by chance).
+6. **Learned help.** Where none of that finds a board, the learned proposer
+   (:mod:`companion.vision.board_net`) offers grids on the same bars; and the grid about to
+   be returned is shown to the learned grid check (:mod:`companion.vision.grid_check`): one
+   it is sure is off gives the proposer its turn, then "no board".
 
 Contract: :func:`find_board` returns :class:`FoundBoard` or raises :class:`BoardNotFound`
 (never a made-up board). Manual corners always override this (callers skip it).
@@ -46,7 +50,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
-from companion.vision import board_net
+from companion.vision import board_net, grid_check
 from companion.vision.board_edge import board_quads, onto_outline, seeded_quads
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
@@ -85,6 +89,10 @@ SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a prop
 LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask (crop11)
 LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
+# a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
+# validation renders such grids were mostly half a spacing or more off (read, every stone
+# would land on a wrong point), right ones very rarely (BOARD_CARD, session 15); 0 turns it off
+REFUSE_CHECK = 0.1
 
 # Line scores already computed in this search, by (line response, grid, size): the same
 # outline comes back from several masks, reaches and looks. Per call of find_board only.
@@ -569,39 +577,72 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 # a fair grid of lines, but the edge's grid marks the points better (lines
                 # from a sharpened photo are trusted less: a tie goes to the edge)
                 found = (ev / 3, quad, n)
-    if found is None:
-        lab = to_lab(small)
-        judge: board_net.Judge = lambda d, q, n: evidence(d, bh, q, n)  # noqa: E731
-
-        def from_proposals(quads: Sequence[Corners]) -> tuple[float, Corners, int] | None:
-            # the learned proposer's grids, where their corners, the board's edge and the
-            # points agree; else outlines cut round them (no board outline of its own colour
-            # held a grid: a hand across the board's edge, a cloth or a side face of about its
-            # colour)
-            return board_net.rescue(small, lab, sizes, judge, outlines, quads) or _seeded(
-                small, bh, sizes, quads
-            )
-
-        maps = board_net.frame_maps(small)  # the proposer runs once on the whole frame
-        proposals = board_net.propose(small, maps=maps)
-        found = from_proposals(proposals)
-        if found is None and LOOK_CLOSER:
-            # a small board (its corner peaks blurred together in the proposer's whole-frame
-            # view): the proposer again on crops round its mask, through the same two steps
-            found = from_proposals(board_net.closer(small, maps=maps))
-        if found is None and LOOK_HIDDEN:
-            # a hand or an arm over a corner (no peak there): three sure corners, and the
-            # fourth where the visible crossings put it
-            found = board_net.hidden(small, bh, lab, sizes, judge, outlines, proposals, maps)
+    learned = found is None
+    if learned:
+        found = _learned(small, bh, sizes, outlines)
     if found is None:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
-    score, quad, n = found
     # a grid whose outer line lies on the board's edge is a line off (the outlines are looked
     # for here too when clear lines made them seem needless)
     if outlines is None:
         outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
+    score, corners, n = _finish(image, small, scale, found, outlines)
+    refused = _refused(small, corners * scale, n)
+    if refused and not learned:
+        # the grid check is sure the classic finder's grid is off: the learned path gets its
+        # turn, as if no grid had been found, and its grid must pass the check too
+        again = _learned(small, bh, sizes, outlines)
+        if again is not None:
+            score, corners, n = _finish(image, small, scale, again, outlines)
+            refused = _refused(small, corners * scale, n)
+    if refused:
+        raise BoardNotFound(refused)
+    return score, corners, n
+
+
+def _learned(
+    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int], outlines: list[Corners] | None
+) -> tuple[float, Corners, int] | None:
+    """The learned proposer's grids (:mod:`board_net`), for where the classic finder found no
+    board (or the grid check refused the one it found): (score, working corners, size)."""
+    lab = to_lab(small)
+    judge: board_net.Judge = lambda d, q, n: evidence(d, bh, q, n)  # noqa: E731
+
+    def from_proposals(quads: Sequence[Corners]) -> tuple[float, Corners, int] | None:
+        # the learned proposer's grids, where their corners, the board's edge and the
+        # points agree; else outlines cut round them (no board outline of its own colour
+        # held a grid: a hand across the board's edge, a cloth or a side face of about its
+        # colour)
+        return board_net.rescue(small, lab, sizes, judge, outlines, quads) or _seeded(
+            small, bh, sizes, quads
+        )
+
+    maps = board_net.frame_maps(small)  # the proposer runs once on the whole frame
+    proposals = board_net.propose(small, maps=maps)
+    found = from_proposals(proposals)
+    if found is None and LOOK_CLOSER:
+        # a small board (its corner peaks blurred together in the proposer's whole-frame
+        # view): the proposer again on crops round its mask, through the same two steps
+        found = from_proposals(board_net.closer(small, maps=maps))
+    if found is None and LOOK_HIDDEN:
+        # a hand or an arm over a corner (no peak there): three sure corners, and the
+        # fourth where the visible crossings put it
+        found = board_net.hidden(small, bh, lab, sizes, judge, outlines, proposals, maps)
+    return found
+
+
+def _finish(
+    image: Image,
+    small: Image,
+    scale: float,
+    found: tuple[float, Corners, int],
+    outlines: list[Corners],
+) -> tuple[float, Corners, int]:
+    """A grid chosen in the working copy, placed in ``image``: slid off the board's edge, its
+    corners set by their crossings at full resolution, or by the corner network."""
+    score, quad, n = found
     quad = onto_outline(order_corners(quad), n, outlines)
     corners = order_corners(quad) / scale
     placed = corners  # where the full-resolution step placed each corner by its crossings
@@ -615,6 +656,21 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         # unless that pulls the grid off the board's outline
         corners = order_corners(board_net.polish(small, corners * scale, n, outlines) / scale)
     return score, corners, n
+
+
+def _refused(small: Image, quad: Corners, n: int) -> str:
+    """Why the final grid ``quad`` (working pixels) is no board, or "" when it stands: the
+    grid check (without its weights: no opinion) is sure it is not on the board's lines. A
+    board read a line off corrupts a record, while "no board" asks for another photo."""
+    if REFUSE_CHECK <= 0:
+        return ""
+    sure = grid_check.check(board_net.pyramid(small), [(quad, n)])
+    if sure is None or sure[0] >= REFUSE_CHECK:
+        return ""
+    return (
+        f"no board found in the image: the best grid found ({n}x{n}) does not lie on the"
+        f" board's lines (grid check {sure[0]:.2f}); try another photo, or give the corners"
+    )
 
 
 def _seeded(

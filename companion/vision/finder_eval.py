@@ -96,6 +96,9 @@ class Outcome:
     read: ReadScore | None = None
     # a render's factors, for the table by factor: (factor, value), e.g. ("hand", "yes")
     factors: tuple[tuple[str, str], ...] = ()
+    # whether the finder gave a board at all (not "no board"): a board given but not found
+    # right is the miss that corrupts a record, where "no board" only asks for another photo
+    given: bool = True
 
 
 def alter(image: Image, kind: str, seed: int) -> Image:
@@ -416,7 +419,8 @@ def _evaluate_case(case: Case, *, size_given: bool, read_too: bool) -> Outcome:
     try:
         fb = find_board(case.image, size=case.size if size_given else None)
     except BoardNotFound as exc:
-        return Outcome(case.set, case.name, False, False, None, time.perf_counter() - t0, str(exc))
+        seconds = time.perf_counter() - t0
+        return Outcome(case.set, case.name, False, False, None, seconds, str(exc), given=False)
     seconds = time.perf_counter() - t0
     size_right = fb.size == case.size
     if not size_right:

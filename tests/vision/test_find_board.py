@@ -6,6 +6,8 @@ board counts as found when its size is right and every corner is within a quarte
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -13,11 +15,12 @@ from click.testing import CliRunner
 
 from companion.cli import main
 from companion.errors import BoardNotFound
-from companion.vision import board_edge
+from companion.vision import board_edge, grid_check
+from companion.vision import find_board as find_board_module
 from companion.vision.board_edge import board_quads
 from companion.vision.find_board import MARKS_SEEN, SOME_MARKS_SEEN, find_board, find_boards
 from companion.vision.finder_eval import alter, cloth, corner_error, with_cloth
-from companion.vision.geometry import Corners, shrink
+from companion.vision.geometry import Corners, homography, project, shrink
 from companion.vision.lattice import (
     distance_map,
     margin_colour,
@@ -140,6 +143,62 @@ def test_outlines_traced_side_by_side_are_those_traced_one_at_a_time(
     assert [s for s, _q in side_by_side] == [s for s, _q in one_at_a_time]
     for (_s, a), (_t, b) in zip(side_by_side, one_at_a_time, strict=True):
         assert np.array_equal(a, b)
+
+
+def _a_line_off(corners: Corners, n: int, dx: float, dy: float) -> Corners:
+    ends = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float64)
+    return project(homography(corners, n), ends + np.array([dx, dy], np.float64))
+
+
+def test_a_final_grid_the_check_is_sure_is_off_is_no_board(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The finder's last word: a grid a line or half a spacing off (read, every stone would
+    land on a wrong point) is "no board", a right one passes; without the check's weights, or
+    with the refusal turned off, the grid stands as found."""
+    r = render_board(FULL19, size=19, rotate=12, tilt=25, fill=0.7, seed=6, width=800, height=600)
+    right = r.corners[0]
+    assert find_board_module._refused(r.image, right, 19) == ""
+    for dx, dy in ((1, 0), (-1, -1), (0.5, 0)):
+        assert "grid check" in find_board_module._refused(
+            r.image, _a_line_off(right, 19, dx, dy), 19
+        )
+    # the whole finder, its last step made to push every grid a line off: the classic
+    # finder's grid refused, then the learned path's
+    finish = find_board_module._finish
+
+    def off(*args: object) -> tuple[float, Corners, int]:
+        score, corners, n = finish(*args)  # type: ignore[arg-type]
+        return score, _a_line_off(corners, n, 1, 0), n
+
+    monkeypatch.setattr(find_board_module, "_finish", off)
+    with pytest.raises(BoardNotFound, match="does not lie on the board's lines"):
+        find_board(r.image, size=19)
+    monkeypatch.setattr(grid_check, "WEIGHTS", tmp_path / "none.onnx")
+    assert find_board(r.image, size=19).size == 19  # no check: the grid stands
+    monkeypatch.undo()
+    monkeypatch.setattr(find_board_module, "REFUSE_CHECK", 0.0)
+    assert find_board_module._refused(r.image, _a_line_off(right, 19, 1, 0), 19) == ""
+
+
+def test_a_grid_the_check_refuses_gives_the_learned_path_its_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the check refuses the classic finder's grid, the learned proposer looks as if no
+    grid had been found, and its grid, passing the check, is the board."""
+    r = render_board(FULL19, size=19, rotate=12, tilt=25, fill=0.7, seed=6, width=800, height=600)
+    finish = find_board_module._finish
+    calls: list[int] = []
+
+    def first_off(*args: object) -> tuple[float, Corners, int]:
+        score, corners, n = finish(*args)  # type: ignore[arg-type]
+        calls.append(n)
+        return (score, _a_line_off(corners, n, 1, 0), n) if len(calls) == 1 else (score, corners, n)
+
+    monkeypatch.setattr(find_board_module, "_finish", first_off)
+    found = find_board(r.image, size=19)
+    assert len(calls) == 2
+    assert _found_within(found.corners, r.corners[0], 19) <= 0.25
 
 
 def test_a_big_photo_is_shrunk_by_halves_to_the_size_one_resize_gives() -> None:

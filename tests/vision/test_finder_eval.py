@@ -106,3 +106,32 @@ def test_eval_finder_prints_both_yardsticks_for_photos_without_corners(tmp_path:
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 0, text.output
     assert "old" in text.stdout and "read with the found grid" in text.stdout
+
+
+def test_a_board_given_wrong_and_no_board_are_told_apart() -> None:
+    """A wrong board (it corrupts a record) and "no board" (another photo is asked for) are
+    both misses, but only the first is counted as a board given wrong."""
+    photo = _gomrade("3/31.jpg")
+    image = load_image(photo.path)
+    truth = np.array(photo.corners, np.float64)
+    off = fe.Case("gomrade", "31 off", image, photo.size, _moved(truth, photo.size, 1, 0))
+    blank = fe.Case("gomrade", "blank", np.full_like(image, 128), photo.size, truth)
+    wrong, none = (fe.evaluate_case(c, size_given=True) for c in (off, blank))
+    assert not wrong.found and wrong.given and wrong.error is not None and wrong.error > 0.9
+    assert not none.found and not none.given and "no board" in none.note
+
+
+def test_eval_finder_lists_its_misses_in_json_when_asked(tmp_path: Path) -> None:
+    """``-v --json``: every miss, with its error and why, so two runs compare case by case."""
+    folder = tmp_path / "imago"
+    folder.mkdir()
+    photo = _gomrade("3/31.jpg")
+    shutil.copy(photo.path, folder / "31.jpg")
+    (folder / "31.txt").write_text(photo.path.with_suffix(".txt").read_text().replace("W", "B"))
+    args = ["eval-finder", "--renders", "0", "--alter", "", "--size-given", "-v", "--json"]
+    res = CliRunner().invoke(main, [*args, "--photos", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    (line,) = [s for s in out["sets"] if s["set"] == "imago (held out)"]
+    assert line["found"] == 0 and line["given_wrong"] == 1
+    assert [m["name"] for m in out["misses"]] == ["imago/31.jpg"]
