@@ -247,9 +247,8 @@ def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
         "boards": len(os_),
         "found": sum(o.found for o in os_),
         "found_old": old if judged_old else None,
-        "given_wrong": sum(
-            o.given and not o.found for o in os_
-        ),  # a board given, not the right one
+        # a board given that is not the right one (the other misses are "no board")
+        "given_wrong": sum(o.given and not o.found for o in os_),
         "size_right": sum(o.size_right for o in os_),
         "median_ms": 1000 * statistics.median(times),
         "max_ms": 1000 * max(times),

@@ -399,8 +399,8 @@ def refine_rounds(
     levels: Sequence[Image], quads: Sequence[tuple[Corners, int]], *, rounds: int = 2
 ) -> list[tuple[list[Corners], NDArray[np.float64]]]:
     """:func:`refine` with its working shown: per quad, the corners as given and after each
-    round (no more once they enclose no area), and the last round's weight per corner (the share of the corner map's softmax
-    round its peak: near 1 when the network is sure)."""
+    round (no more once they enclose no area), and the last round's weight per corner (the
+    share of the corner map's softmax round its peak: near 1 when the network is sure)."""
     net = load(CORNER_WEIGHTS)
     steps = [[np.array(q, np.float64)] for q, _n in quads]  # copies: the guesses stay
     weights = [np.zeros(4, np.float64) for _ in quads]
@@ -417,7 +417,7 @@ def refine_rounds(
                 m = patch_to_image(q, n, k) if ok else None
                 ms.append(m)
                 sane = m is not None and bool(np.isfinite(m).all())
-                patches.append(corner_patch(levels, m) if m is not None and sane else None)
+                patches.append(corner_patch(levels, m) if sane and m is not None else None)
         live = [p for p in patches if p is not None]
         if not live:
             break
