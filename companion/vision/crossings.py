@@ -55,11 +55,13 @@ def refine(bh: NDArray[np.uint8], quad: Corners, n: int) -> tuple[Corners, float
     x0, y0 = ci[:, 0] - r, ci[:, 1] - r
     inside &= (x0 >= 0) & (y0 >= 0) & (x0 + 2 * r + 1 <= w) & (y0 + 2 * r + 1 <= h)
     x0, y0, src_pts = x0[inside], y0[inside], pts[inside]
+    if not len(x0):  # no point's window inside the image (a grid round or beyond the frame)
+        return quad, 0.0
     offs = np.arange(2 * r + 1)
     rows = (y0 - oy)[:, None, None] + offs[None, :, None]
     cols = (x0 - ox)[:, None, None] + offs[None, None, :]
     wins = cross[rows, cols].reshape(len(x0), -1)
-    j = np.argmax(wins, axis=1) if len(x0) else np.zeros(0, np.int64)
+    j = np.argmax(wins, axis=1)
     peak = wins[np.arange(len(x0)), j]
     keep = peak >= 8.0
     dy, dx = np.divmod(j[keep], 2 * r + 1)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from companion.vision.crossings import shift_check
+from companion.vision.crossings import refine, shift_check
 from companion.vision.geometry import Corners
 
 N = 9
@@ -73,3 +73,14 @@ def test_a_grid_slid_onto_the_board_edge_slides_back() -> None:
     bh[LO - SP - 1 : LO - SP + 1, LO - 10 : HI + 10] = 200  # the board's edge
     moved = shift_check(bh, _grid(LO - SP), N)
     np.testing.assert_allclose(moved, _grid(LO), atol=1.0)
+
+
+def test_a_grid_with_no_point_inside_the_frame_snaps_to_nothing() -> None:
+    """A 2 x 2 grid whose four points lie round the frame (a candidate from a far-off outline
+    on held-out scene 11000000..): nothing to snap to, so the grid stays and no crossing is
+    found (a traceback on main's code, and so no answer for the whole photo)."""
+    bh = np.zeros((120, 160), np.uint8)
+    quad = np.array([[-500.0, -400.0], [700.0, -400.0], [700.0, 600.0], [-500.0, 600.0]])
+    snapped, share = refine(bh, quad, 2)
+    np.testing.assert_array_equal(snapped, quad)
+    assert share == 0.0
