@@ -89,6 +89,9 @@ CLOSER_GROW = 1.3  # side of a closer look's crop over the longer side of the ma
 CLOSER_MOST = 0.8  # a crop covering more of the frame than this is not a closer look
 CLOSER_PIECES = 2  # mask pieces (largest first) looked at again
 CLOSER_LEAST = 32  # pixels: a crop narrower than this is noise in the mask
+#: Spacings in from a board outline where :func:`inside_outline` guesses the outer lines (the
+#: corner network's patches reach three spacings, so a guess a margin off still settles)
+OUTLINE_MARGINS = (0.4, 0.8, 1.2)
 # A board with one corner hidden (:func:`hidden`; session 12, hide12; chosen on tuning scenes):
 HIDDEN_SEEDS = 6  # quads of three peaks and a fourth corner completing them, best first, tried
 HIDDEN_SETTLED = 0.2  # spacings: most a sure corner may move in the corner network's last round
@@ -333,6 +336,40 @@ def closer(
         shift = np.array([x0, y0], np.float64)
         out.extend(quad + shift for quad in propose(crop, path=path, limit=limit))
     return out
+
+
+def inside_outline(edge: Corners, n: int) -> list[Corners]:
+    """Grids of ``n`` lines guessed inside the board outline ``edge`` (TL TR BR BL), one per
+    margin of :data:`OUTLINE_MARGINS`: proposals where the network gave none."""
+    to_image = homography(np.asarray(edge, np.float64), 2)  # the outline as the unit square
+    out = []
+    for m in OUTLINE_MARGINS:
+        f = m / (n - 1 + 2 * m)
+        out.append(project(to_image, _UNIT * (1 - 2 * f) + f))
+    return out
+
+
+def from_outlines(
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    edges: Sequence[Corners],
+) -> tuple[float, Corners, int] | None:
+    """A board from the board outlines ``edges`` (found from its colour) where the proposer's
+    peaks led nowhere: grids guessed inside each (:func:`inside_outline`) as proposals, on
+    :func:`rescue`'s bars unchanged; the best evidence among sizes. Why: under heavy blur, a
+    washed-out board or a low camera the proposer's whole-frame view puts no four peaks on the
+    board, or a skewed four, while its outline still stands out from the table; the corner
+    network, started a margin inside it, settles on the grid's corners (on validation scenes
+    six of 52 boards found nowhere else, and no board given wrong that was not already)."""
+    best: tuple[float, Corners, int] | None = None
+    for n in sizes:
+        guesses = [quad for edge in edges for quad in inside_outline(edge, n)]
+        found = rescue(small, lab, (n,), judge, edges, guesses) if guesses else None
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    return best
 
 
 def pyramid(image: Image, levels: int = 4) -> list[Image]:

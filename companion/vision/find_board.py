@@ -88,6 +88,7 @@ SEED_SURE = 0.25  # share of a proposal's side in from its edge taken for board 
 SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a proposal
 LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask (crop11)
 LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
+LOOK_OUTLINES = True  # on "no board", the corner network started inside each board outline
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 # a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
 # validation renders such grids were mostly half a spacing or more off (read, every stone
@@ -630,6 +631,12 @@ def _learned(
         # a hand or an arm over a corner (no peak there): three sure corners, and the
         # fourth where the visible crossings put it
         found = board_net.hidden(small, bh, lab, sizes, judge, outlines, proposals, maps)
+    if found is None and LOOK_OUTLINES:
+        # no peaks on the board at all (heavy blur, a washed-out board, a low camera): the
+        # corner network started a margin inside each board outline found from its colour
+        if outlines is None:
+            outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
+        found = board_net.from_outlines(small, lab, sizes, judge, outlines)
     return found
 
 

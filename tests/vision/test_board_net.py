@@ -689,3 +689,41 @@ def test_a_corner_under_a_hand_is_not_dragged_off_the_board() -> None:
     assert case.corners is not None and case.size == 19
     found = find_board(case.image, size=19)
     assert corner_error(found.corners, case.corners, 19) < 0.25
+
+
+@pytest.mark.parametrize("n", [9, 13, 19])
+def test_grids_guessed_inside_an_outline_lie_their_margins_in(n: int) -> None:
+    """Each guess lies the margins of :data:`board_net.OUTLINE_MARGINS` (in its own spacings)
+    inside the outline on every side, the outline turned a little as a camera turns it."""
+    from companion.vision.board_edge import margins
+
+    turn = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
+    outline = np.array([[0.0, 0.0], [400.0, 0.0], [400.0, 400.0], [0.0, 400.0]]) @ turn.T + 300
+    guesses = board_net.inside_outline(outline, n)
+    assert len(guesses) == len(board_net.OUTLINE_MARGINS)
+    for guess, m in zip(guesses, board_net.OUTLINE_MARGINS, strict=True):
+        np.testing.assert_allclose(margins(guess, n, outline), m, atol=1e-5)
+
+
+def test_a_blurred_board_the_proposer_missed_is_found_from_its_outline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 500060 blurred (19 x 19, white board, tuned on): the proposer's peaks
+    and the classic finder led nowhere ("no board" before session 16); the corner network
+    started inside the board's outline finds it within a quarter spacing. Without that step
+    it is "no board" again, and a judge under every bar keeps it from the outline too."""
+    from companion.vision import find_board as fbm
+    from companion.vision.lattice import to_lab
+
+    image, small, truth, judge = _scene_small(500_060, "blur")
+    found = find_board(image, size=19)
+    k = small.shape[1] / image.shape[1]
+    assert corner_error((found.corners + 0.5) * k - 0.5, truth, 19) <= 0.25
+    outlines = [edge for _s, edge in board_net.board_quads(small, limit=4)]
+    got = board_net.from_outlines(small, to_lab(small), (19,), judge, outlines)
+    assert got is not None and corner_error(got[1], truth, 19) <= 0.25
+    nothing = lambda _d, _q, _n: 0.0  # noqa: E731
+    assert board_net.from_outlines(small, to_lab(small), (19,), nothing, outlines) is None
+    monkeypatch.setattr(fbm, "LOOK_OUTLINES", False)
+    with pytest.raises(BoardNotFound):
+        find_board(image, size=19)
