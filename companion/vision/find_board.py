@@ -72,6 +72,7 @@ from companion.vision.lattice import refine as refine_lattice
 Image = NDArray[np.uint8]
 
 WORK_SIDE = 800  # longer side of the working copy, pixels
+MIN_SIDE = 16  # pixels: a working copy narrower than this holds no board (a strip, a thumbnail)
 SIZES = (19, 13, 9)
 MIN_SCORE = 0.35  # grid-likeness below this is "no board"
 GOOD_SCORE = 0.6  # grid-likeness from which an outline is taken as the grid without a search
@@ -507,6 +508,13 @@ def find_board(image: Image, *, size: int | None = None) -> FoundBoard:
         raise VisionError("expected an 8-bit colour image")
     if size is not None and not 2 <= size <= 25:
         raise VisionError(f"board size {size} is not 2..25")
+    h0, w0 = image.shape[:2]
+    narrow = min(h0, w0) * min(1.0, WORK_SIDE / max(h0, w0))
+    if narrow < MIN_SIDE:  # shrunk to a strip of a pixel or two, its outline's copy would be empty
+        raise BoardNotFound(
+            f"no board found in the image: at {w0} x {h0} pixels it is too small or too narrow"
+            " to hold one"
+        )
     token = _MEMO.set({})
     try:
         score, corners, n = _search(image, size)

@@ -616,3 +616,16 @@ def test_a_grid_a_line_off_onto_the_board_edge_is_moved_in(seed: int) -> None:
     assert case.corners is not None
     found = find_board(case.image, size=case.size)
     assert _found_within(found.corners, case.corners, case.size) <= 0.25
+
+
+@pytest.mark.parametrize("shape", [(6, 3553), (3553, 6), (1, 1), (12, 30)])
+def test_a_strip_or_a_thumbnail_is_no_board_not_a_traceback(shape: tuple[int, int]) -> None:
+    """A strip 6 pixels high and 3553 wide shrinks to a working copy one pixel high, and the
+    board outlines' smaller copy of it to none: OpenCV's resize raised (a traceback on main's
+    code, found by a sweep of odd images). Too small or too narrow to hold a board is "no
+    board", said plainly."""
+    image = np.full((*shape, 3), 128, np.uint8)
+    with pytest.raises(BoardNotFound, match="too small or too narrow"):
+        find_board(image)
+    with pytest.raises(BoardNotFound, match="too small or too narrow"):
+        find_board(image, size=9)
