@@ -342,11 +342,8 @@ def inside_outline(edge: Corners, n: int) -> list[Corners]:
     """Grids of ``n`` lines guessed inside the board outline ``edge`` (TL TR BR BL), one per
     margin of :data:`OUTLINE_MARGINS`: proposals where the network gave none."""
     to_image = homography(np.asarray(edge, np.float64), 2)  # the outline as the unit square
-    out = []
-    for m in OUTLINE_MARGINS:
-        f = m / (n - 1 + 2 * m)
-        out.append(project(to_image, _UNIT * (1 - 2 * f) + f))
-    return out
+    shares = [m / (n - 1 + 2 * m) for m in OUTLINE_MARGINS]  # each margin, of the outline's side
+    return [project(to_image, _UNIT * (1 - 2 * f) + f) for f in shares]
 
 
 def from_outlines(
@@ -366,7 +363,7 @@ def from_outlines(
     best: tuple[float, Corners, int] | None = None
     for n in sizes:
         guesses = [quad for edge in edges for quad in inside_outline(edge, n)]
-        found = rescue(small, lab, (n,), judge, edges, guesses) if guesses else None
+        found = rescue(small, lab, (n,), judge, edges, guesses)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     return best

@@ -586,6 +586,10 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
                 # a fair grid of lines, but the edge's grid marks the points better (lines
                 # from a sharpened photo are trusted less: a tie goes to the edge)
                 found = (ev / 3, quad, n)
+    # a grid whose outer line lies on the board's edge is a line off (the outlines are looked
+    # for here too when clear lines made them seem needless); the learned path uses them too
+    if outlines is None:
+        outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
     learned = found is None
     if learned:
         found = _learned(small, bh, sizes, outlines)
@@ -593,10 +597,6 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
-    # a grid whose outer line lies on the board's edge is a line off (the outlines are looked
-    # for here too when clear lines made them seem needless)
-    if outlines is None:
-        outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
     score, corners, n = _finish(image, small, scale, found, outlines)
     refused = _refused(small, corners * scale, n)
     if refused and not learned:
@@ -612,7 +612,7 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
 
 
 def _learned(
-    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int], outlines: list[Corners] | None
+    small: Image, bh: NDArray[np.uint8], sizes: Sequence[int], outlines: list[Corners]
 ) -> tuple[float, Corners, int] | None:
     """The learned proposer's grids (:mod:`board_net`), for where the classic finder found no
     board (or the grid check refused the one it found): (score, working corners, size)."""
@@ -642,8 +642,6 @@ def _learned(
     if found is None and LOOK_OUTLINES:
         # no peaks on the board at all (heavy blur, a washed-out board, a low camera): the
         # corner network started a margin inside each board outline found from its colour
-        if outlines is None:
-            outlines = [edge for _solidity, edge in board_quads(small, limit=4)]
         found = board_net.from_outlines(small, lab, sizes, judge, outlines)
     return found
 
