@@ -862,7 +862,8 @@ def hidden(
     (:func:`fourth_corner`, in the line response ``bh``), and the corner network asked again
     (round the moved fourth corner its patches are truer, so the three may move a little),
     :data:`HIDDEN_ROUNDS` times at most. A grid on which the network then becomes sure of
-    all four corners is judged as any proposal is (:func:`rescue`, its bars unchanged); one
+    all four corners is judged as any proposal is (:func:`rescue`, its bars unchanged), and
+    failing those as a hidden one with the fourth corner where the crossings put it; one
     with its fourth corner still unseen must keep the three sure and be marked on its
     points far more plainly than a rescued grid (``judge``'s evidence at least
     :data:`HIDDEN_EVIDENCE`; on tuning scenes a grid a third of a spacing off reached 1.15) and be
@@ -893,8 +894,11 @@ def hidden(
                 quad = None
                 break
             if now.all():
+                # judged as a rescued grid; failing that, as a hidden one with the fourth
+                # corner where the crossings put it (the network's word on a corner it could
+                # not see a round ago is the weaker: 500036 went 0.05 -> 0.63 spacing)
                 all_sure.append(again)
-                quad = None
+                quad = np.where(sure[:, None], again, moved)
                 break
             out = np.where(now[:, None], again, moved)
             moved_most = float(np.linalg.norm(out - quad, axis=1).max())
