@@ -177,7 +177,12 @@ def _pct(values: list[float], q: float) -> float:
 def command(clients: int, slow: int, moves: int, delay: float, feed: str) -> None:
     """Delay from move accepted to every spectator, the page's and a control's answer times
     while spectators and slow connections are held, the server's memory and threads."""
-    workdir = Path(tempfile.mkdtemp(prefix="companion-bench-"))
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp:
+        _run(Path(tmp), clients, slow, moves, delay, feed)
+
+
+def _run(workdir: Path, clients: int, slow: int, moves: int, delay: float, feed: str) -> None:
+    """The benchmark with its server's journal in ``workdir`` (removed afterwards)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cap = str(clients + slow + 64)
     pin = "424242"

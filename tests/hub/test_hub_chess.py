@@ -37,6 +37,7 @@ from tests.support.browsing import chromium, needs_chromium
 from tests.support.clock import HandClock
 from tests.support.hub_tables import Table as GoTable
 from tests.support.hub_tables import caught_up, hub_for, needs_broker, publisher
+from tests.support.shots import shots_dir
 
 #: Fool's mate, Beyond Chess style: the squares shift, black mates on turn 4.
 MATE = ("f2f3", "e7e5/a6[-1,5]", "g2g4/h3i3", "d8h4/[-1,5]a6")
@@ -349,11 +350,8 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
 ) -> None:
     """The wall shows a Go and a chess table; a turn at the chess table reaches it; the chess
     table's own hub page has the board, the move list and no controls. Screenshots go to
-    ``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person to look at."""
-    import os
-    import tempfile
-
-    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="hub-chess-"))
+    ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at."""
+    shots = shots_dir()
     go = GoTable(tmp_path / "go.sqlite", seed=1, players=["Cy", "Di"])
     go.play(8)
     t = ChessTable(tmp_path / "chess.sqlite")

@@ -357,7 +357,9 @@ _CLIENT: list[Any] = []
 def _control_client() -> Any:
     """A logged-in test client of a real table (a journal in a temporary folder), made once."""
     if not _CLIENT:
+        import atexit
         import re
+        import shutil
         import tempfile
 
         from companion.journal import Journal
@@ -365,6 +367,7 @@ def _control_client() -> Any:
         from companion.web.app import create_app
 
         folder = Path(tempfile.mkdtemp(prefix="fuzz-control-"))
+        atexit.register(shutil.rmtree, folder, True)  # the journal goes with the process
         table = TableSession(Journal(folder / "journal.sqlite"), suggest=False)
         table.start_game("chinese", "9", players=("Ann", "Bob"), time_control="byo:5m+3x30s")
         app = create_app(table, pin="13579")

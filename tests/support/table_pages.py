@@ -2,14 +2,12 @@
 a desktop (1366x900) or a phone (390x844) size: what the page tests of every kind of game and
 of the setup page share.
 
-Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person to look at.
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,9 +23,10 @@ from companion.web.app import create_app
 from tests.support.browsing import log_in
 from tests.support.clock import until  # noqa: F401  (the page tests take it from here)
 from tests.support.serving import served_app
+from tests.support.shots import shots_dir
 
 PIN = "864200"
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
+SHOTS = shots_dir()
 VIEWPORTS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 

@@ -1,12 +1,10 @@
 """The page in Debian's chromium through Playwright: it loads, a move made through the loop
 appears by the stream, a control without the PIN is refused, marking a dead group changes
-the score. Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person
+the score. Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person
 to look at."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +18,7 @@ from companion.table.session import TableSession
 from companion.web.app import create_app
 from tests.support.browsing import log_in, needs_chromium
 from tests.support.serving import served_app
+from tests.support.shots import shots_dir
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,7 +26,7 @@ pytestmark = [
 ]
 
 PIN = "135790"
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
+SHOTS = shots_dir()
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from companion.vision.profile import GridRegion, SpotRegion, load_profile
 from companion.vision.render import Rendered, render_board
 from companion.web.app import create_app
 from tests.support.browsing import chromium, needs_chromium
+from tests.support.shots import shots_dir
 
 PIN = "246810"
 
@@ -287,9 +288,6 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
 ) -> None:
     """In chromium: fit the map with its four handles, drag one spot off its stone (the read
     loses the stone) and back on, save; the saved profile has the spot where it was dropped."""
-    import os
-    import tempfile
-
     r, spots = torus
     table = TableSession(Journal(tmp_path / "j.sqlite"))
     table.start_game("gobeyond", "torus-9", players=("Ann", "Bob"))
@@ -297,7 +295,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     camera.still = r.image
     app = create_app(table, pin=PIN, calibration_dir=tmp_path / "calibration", camera=camera)
     url = serve(app, threads=4)
-    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="shots-"))
+    shots = shots_dir()
     topo = from_spec("torus-9")
     # where the map's box corners (half a spacing round the spots) belong in the picture
     H = homography(r.corners[0], 9)

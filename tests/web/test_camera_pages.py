@@ -5,7 +5,6 @@ and it speaks of corner intersections."""
 
 from __future__ import annotations
 
-import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,9 +23,10 @@ from companion.vision.render import render_board
 from companion.web.app import create_app
 from tests.support.clock import until
 from tests.support.serving import served_app
+from tests.support.shots import shots_dir
 
 PIN = "112358"
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
+SHOTS = shots_dir()
 
 
 def _jpeg(seed: int) -> bytes:

@@ -1,11 +1,9 @@
 """The chess table page in Debian's chromium through Playwright: the board with its rifts and
 pieces, the move list, the promotion question answered after logging in. Screenshots go to
-``$COMPANION_SCREENSHOTS`` (default: a temp dir) for a person to look at."""
+``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,11 +24,12 @@ from companion.table.session import Table
 from companion.web.app import create_app
 from tests.support.browsing import chromium, needs_chromium
 from tests.support.serving import served_app
+from tests.support.shots import shots_dir
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 PIN = "246802"
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-shots-"))
+SHOTS = shots_dir()
 
 START = """
 r n b . k b n r

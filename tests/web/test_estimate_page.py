@@ -5,9 +5,7 @@ boards (``B`` Black, ``W`` White, ``.`` empty; top row first)."""
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +24,7 @@ from companion.table.session import TableSession
 from companion.web import api as web
 from companion.web.app import create_app
 from tests.support.browsing import chromium, needs_chromium
+from tests.support.shots import shots_dir
 
 PIN = "424242"
 
@@ -407,7 +406,7 @@ def test_no_game_no_estimate(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- in a browser
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="companion-est-"))
+SHOTS = shots_dir()
 
 
 @pytest.mark.browser

@@ -1,12 +1,11 @@
 """The ``/score`` page in Debian's chromium: a rendered photo of a known finished 9x9 board is
 uploaded, read, one point corrected, counted with the suggested dead stones, confirmed and
 saved; the score shown and the archive entry are checked, on a desktop and on a phone.
-Screenshots go to ``$COMPANION_SCREENSHOTS`` (default /tmp/page-shots) for a person to look
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look
 at."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,12 @@ from companion.vision.render import render_board
 from companion.web.app import create_app
 from tests.support.boards import DEAD_H6, FINISHED_9
 from tests.support.serving import served_app
+from tests.support.shots import shots_dir
 
 pytestmark = pytest.mark.browser
 
 PIN = "246801"
-SHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or "/tmp/page-shots")
+SHOTS = shots_dir()
 
 # The finished board: White's D1 is missing from the photo (taken off by a sleeve), so the
 # reading shows an empty point there and the player puts it back by tapping it twice.
