@@ -32,6 +32,12 @@ from companion.vision.geometry import Corners, homography, pyramid_view
 
 Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_check.onnx"
+# A second check, trained alike from another seed (``train-board --stage check ... --seed 1``);
+# the check is the mean of the two logits. Why: on the validation renders each seed refuses
+# right grids the other accepts (a plain 13 x 13 at 0.000 by one, 0.4 by the other), and the
+# mean refused fewer right grids and passed fewer wrong ones at the finder's bar than either
+# (BOARD_CARD, "Session 18"). Without this file the check is the first network alone.
+SECOND = WEIGHTS.with_name("board_check_seed1.onnx")
 VIEW = 112  # the view's side, pixels
 MARGIN = 1.5  # spacings of board plane shown beyond the outer lines
 LINE = 1.0  # width of the drawn lines in the fourth channel, view pixels
@@ -79,36 +85,53 @@ def blob(view: Image, n: int) -> NDArray[np.float32]:
 
 
 class GridCheck:
-    """The check's network, loaded once from an ONNX file (one logit per view)."""
+    """The check's networks, each loaded once from an ONNX file (one logit per view); with
+    more than one, their logits are averaged."""
 
-    def __init__(self, path: Path) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise VisionError(f"cannot load the grid check {path}: {exc}") from exc
+    def __init__(self, *paths: Path) -> None:
+        self._nets: list[cv2.dnn.Net] = []
+        for path in paths:
+            try:
+                self._nets.append(cv2.dnn.readNetFromONNX(str(path)))
+            except cv2.error as exc:
+                raise VisionError(f"cannot load the grid check {path}: {exc}") from exc
         self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+
+    def logits(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The networks' mean logit per view, for a (batch, 4, VIEW, VIEW) blob."""
+        logits = []
+        with self._lock:
+            for net in self._nets:
+                net.setInput(np.ascontiguousarray(blobs, np.float32))
+                out = np.asarray(net.forward(), np.float32).reshape(-1)
+                if len(out) != len(blobs):
+                    raise VisionError(
+                        f"the grid check gave {len(out)} answers for {len(blobs)} views"
+                    )
+                logits.append(np.clip(out, -30.0, 30.0))
+        return np.asarray(np.mean(logits, axis=0), np.float32)
 
     def run(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
         """How likely each grid is right (0..1), for a (batch, 4, VIEW, VIEW) blob."""
-        with self._lock:
-            self._net.setInput(np.ascontiguousarray(blobs, np.float32))
-            out = np.asarray(self._net.forward(), np.float32).reshape(-1)
-        if len(out) != len(blobs):
-            raise VisionError(f"the grid check gave {len(out)} answers for {len(blobs)} views")
-        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(out, -30.0, 30.0))), np.float32)
+        return np.asarray(1.0 / (1.0 + np.exp(-self.logits(blobs))), np.float32)
 
 
 def load(path: Path | None = None) -> GridCheck | None:
-    """The check in ``path`` (default :data:`WEIGHTS`, looked up at each call), or None."""
-    path = WEIGHTS if path is None else path
-    if not path.is_file():
+    """The check in ``path`` alone, or by default the shipped one (:data:`WEIGHTS`, with
+    :data:`SECOND` when that file is there; both looked up at each call); None when the file
+    is missing."""
+    paths = [WEIGHTS if path is None else path]
+    if not paths[0].is_file():
         return None
-    return _load(path, path.stat().st_mtime_ns)
+    if path is None and SECOND.is_file():
+        paths.append(SECOND)
+    return _load(tuple((p, p.stat().st_mtime_ns) for p in paths))
 
 
 @lru_cache(maxsize=4)
-def _load(path: Path, _stamp: int) -> GridCheck:
-    return GridCheck(path)
+def _load(files: tuple[tuple[Path, int], ...]) -> GridCheck:
+    """One check per set of files and their versions (a retrained file is read again)."""
+    return GridCheck(*(path for path, _stamp in files))
 
 
 def check(

@@ -181,6 +181,24 @@ def test_a_final_grid_the_check_is_sure_is_off_is_no_board(
     assert find_board_module._refused(r.image, _a_line_off(right, 19, 1, 0), 19) == ""
 
 
+def test_a_plain_board_the_first_check_refuses_is_kept_by_the_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validation scene 520098 (13 x 13, clear lines, no hand, tuned on): the classic
+    finder's grid is 0.14 spacing off the truth, but the first grid check alone puts it at
+    0.00 and it was refused ("no board" before session 18); the mean of the two checks'
+    logits keeps it."""
+    from companion.vision.finder_eval import scene_cases
+
+    (case,) = scene_cases([520_098], [])
+    assert case.corners is not None and case.size == 13
+    found = find_board(case.image, size=13)
+    assert corner_error(found.corners, case.corners, 13) <= 0.25
+    monkeypatch.setattr(grid_check, "SECOND", tmp_path / "none.onnx")
+    with pytest.raises(BoardNotFound, match="does not lie on the board's lines"):
+        find_board(case.image, size=13)
+
+
 def test_a_grid_the_check_refuses_gives_the_learned_path_its_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -148,3 +148,32 @@ def test_check_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Pa
     assert np.abs(np.array(got) - ref).max() < 1e-4
     with pytest.raises(board_data.CompanionError, match="no frame with a board"):
         train_board.train_check([frames[1]], settings)
+
+
+def test_the_shipped_check_averages_its_two_networks_logits() -> None:
+    """The shipped check is two networks trained alike from two seeds; its answer is the
+    mean of their logits (either alone refused right grids the other kept)."""
+    assert grid_check.WEIGHTS.is_file() and grid_check.SECOND.is_file(), "a grid check is missing"
+    levels = pyramid(_drawn_board(9, QUAD))
+    grids = [(QUAD, 9), (QUAD + 20, 13), (QUAD - 15, 19)]
+    blobs = np.stack([grid_check.blob(grid_check.rectified(levels, q, n), n) for q, n in grids])
+    first = grid_check.GridCheck(grid_check.WEIGHTS).logits(blobs)
+    second = grid_check.GridCheck(grid_check.SECOND).logits(blobs)
+    both = grid_check.GridCheck(grid_check.WEIGHTS, grid_check.SECOND).logits(blobs)
+    assert np.allclose(both, (first + second) / 2, atol=1e-5)
+    assert not np.allclose(first, second, atol=0.1)  # two networks, not one file twice
+    shipped = grid_check.check(levels, grids)
+    assert shipped is not None
+    assert np.allclose(shipped, 1 / (1 + np.exp(-both.astype(np.float64))), atol=1e-5)
+    alone = grid_check.check(levels, grids, path=grid_check.WEIGHTS)
+    assert alone is not None
+    assert np.allclose(alone, 1 / (1 + np.exp(-first.astype(np.float64))), atol=1e-5)
+
+
+def test_without_the_second_network_the_check_is_the_first_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    levels = pyramid(_drawn_board(9, QUAD))
+    alone = grid_check.check(levels, [(QUAD, 9)], path=grid_check.WEIGHTS)
+    monkeypatch.setattr(grid_check, "SECOND", tmp_path / "none.onnx")
+    assert grid_check.check(levels, [(QUAD, 9)]) == alone
