@@ -34,7 +34,7 @@ Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_check.onnx"
 # A second check, trained alike from another seed (``train-board --stage check ... --seed 1``);
 # the check is the mean of the two logits. Why: on the validation renders each seed refuses
-# right grids the other accepts (a plain 13 x 13 at 0.000 by one, 0.4 by the other), and the
+# right grids the other accepts (a plain 13 x 13 at 0.000 by one, 0.998 by the other), and the
 # mean refused fewer right grids and passed fewer wrong ones at the finder's bar than either
 # (BOARD_CARD, "Session 18"). Without this file the check is the first network alone.
 SECOND = WEIGHTS.with_name("board_check_seed1.onnx")
