@@ -100,9 +100,10 @@ class GridCheck:
     def logits(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
         """The networks' mean logit per view, for a (batch, 4, VIEW, VIEW) blob."""
         logits = []
+        batch = np.ascontiguousarray(blobs, np.float32)
         with self._lock:
             for net in self._nets:
-                net.setInput(np.ascontiguousarray(blobs, np.float32))
+                net.setInput(batch)
                 out = np.asarray(net.forward(), np.float32).reshape(-1)
                 if len(out) != len(blobs):
                     raise VisionError(

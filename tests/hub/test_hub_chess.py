@@ -350,7 +350,7 @@ def test_the_wall_and_the_table_page_draw_the_chess_board(
 ) -> None:
     """The wall shows a Go and a chess table; a turn at the chess table reaches it; the chess
     table's own hub page has the board, the move list and no controls. Screenshots go to
-    ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at."""
+    ``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) for a person to look at."""
     shots = shots_dir()
     go = GoTable(tmp_path / "go.sqlite", seed=1, players=["Cy", "Di"])
     go.play(8)

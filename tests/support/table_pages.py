@@ -2,7 +2,8 @@
 a desktop (1366x900) or a phone (390x844) size: what the page tests of every kind of game and
 of the setup page share.
 
-Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at.
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) for a person
+to look at.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The page in Debian's chromium through Playwright: it loads, a move made through the loop
-appears by the stream, a control without the PIN is refused, marking a dead group changes
-the score. Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person
-to look at."""
+appears by the stream, a control without the PIN is refused, marking a dead group changes the
+score. Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) for a
+person to look at."""
 
 from __future__ import annotations
 

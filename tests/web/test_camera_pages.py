@@ -135,7 +135,6 @@ def test_the_camera_page_loads_and_keeps_the_last_picture(
         lambda: page.get_attribute("#camera-picture", "src").endswith(f"f={zlib.crc32(last)}"), 5
     )
     assert page.eval_on_selector("#camera-picture", "i => i.complete && i.naturalWidth") == 640
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "camera-ended.png"), full_page=True)
 
 

@@ -1,6 +1,6 @@
 """The chess table page in Debian's chromium through Playwright: the board with its rifts and
 pieces, the move list, the promotion question answered after logging in. Screenshots go to
-``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look at."""
+``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) for a person to look at."""
 
 from __future__ import annotations
 

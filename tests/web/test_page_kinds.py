@@ -4,8 +4,8 @@ show on the page; the board, clocks and controls sit inside the viewport with no
 scroll; a spectator sees no controls; a move tapped on the page (a point, or a chess piece then
 its square and the shift) is in the journal file.
 
-Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) as ``KIND-VIEWPORT.png``,
-for a person to look at.
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) as
+``KIND-VIEWPORT.png``, for a person to look at.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The ``/score`` page in Debian's chromium: a rendered photo of a known finished 9x9 board is
 uploaded, read, one point corrected, counted with the suggested dead stones, confirmed and
 saved; the score shown and the archive entry are checked, on a desktop and on a phone.
-Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: one folder in the temp dir, :mod:`tests.support.shots`) for a person to look
-at."""
+Screenshots go to ``$COMPANION_SCREENSHOTS`` (default: :mod:`tests.support.shots`) for a person
+to look at."""
 
 from __future__ import annotations
 
@@ -93,7 +93,6 @@ def test_a_photo_is_scored_end_to_end(
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         page.goto(url + "/login")
         page.fill("input[name=pin]", PIN)
