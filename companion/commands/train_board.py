@@ -50,6 +50,12 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
     type=click.FloatRange(0.0, 1.0),
     help="Share of training views with a hand drawn over them (pasted_hand.py; 0: as shipped).",
 )
+@click.option(
+    "--hand-map/--no-hand-map",
+    default=False,
+    show_default=True,
+    help="The proposer also learns a map of where hands are (a third output).",
+)
 @click.option("--flat", default=800, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
     "--empty",
@@ -103,6 +109,7 @@ def command(
     scenes: int,
     hands: int,
     paste_hands: float,
+    hand_map: bool,
     flat: int,
     empty: int,
     photos: str,
@@ -156,6 +163,7 @@ def command(
             width=width,
             deep=deep,
             hands=paste_hands,
+            hand_map=hand_map,
         )
         t0 = time.perf_counter()
         losses: list[float] = []

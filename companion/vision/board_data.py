@@ -34,7 +34,7 @@ from companion.vision.board_net import (
     pyramid,
 )
 from companion.vision.geometry import homography, project
-from companion.vision.pasted_hand import paste_hand
+from companion.vision.pasted_hand import drawn_hand, paste_hand
 
 Image = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -50,12 +50,14 @@ _FRAMES = ((4, 3), (16, 9), (4, 3), (3, 4), (4, 3))  # aspect ratios as eval-fin
 
 @dataclass(frozen=True)
 class Frame:
-    """One stored picture and its truth (``corners`` None: no board in it)."""
+    """One stored picture and its truth (``corners`` None: no board in it; ``hand`` where a
+    hand is, 0..1 at the frame's size, all 0 for none, None when not known: a photo)."""
 
     image: Image
     corners: NDArray[np.float64] | None  # TL, TR, BR, BL corner intersections, frame pixels
     size: int  # 0 when no board
     name: str
+    hand: F32 | None = None
 
 
 def _shrink(
@@ -88,7 +90,17 @@ def scene_frame(seed: int, *, hand: bool | None = None) -> Frame:
     w, h = round(aw * k), round(ah * k)
     pinned = {} if hand is None else {"hand": hand}
     sc = render_scene(seed, size=size, width=w, height=h, **pinned)
-    return Frame(sc.image, np.asarray(sc.corners[0], np.float64), size, f"scene {seed}")
+    return Frame(
+        sc.image,
+        np.asarray(sc.corners[0], np.float64),
+        size,
+        f"scene {seed}",
+        _no_hand(sc.image) if sc.hand is None else sc.hand,
+    )
+
+
+def _no_hand(image: Image) -> F32:
+    return np.zeros(image.shape[:2], np.float32)
 
 
 def hand_frame(seed: int) -> Frame:
@@ -124,7 +136,8 @@ def flat_frame(seed: int) -> Frame:
         noise=float(rng.uniform(1, 5)),
         seed=seed,
     )
-    return Frame(r.image, np.asarray(r.corners[0], np.float64), size, f"flat {seed}")
+    hand = _no_hand(r.image) if r.hand is None else r.hand
+    return Frame(r.image, np.asarray(r.corners[0], np.float64), size, f"flat {seed}", hand)
 
 
 def empty_frame(seed: int) -> Frame:
@@ -139,7 +152,7 @@ def empty_frame(seed: int) -> Frame:
         for _ in range(int(rng.integers(1, 6))):
             p = rng.uniform(0, [w, h], (2, 2)).astype(int)
             cv2.line(img, tuple(map(int, p[0])), tuple(map(int, p[1])), (30, 30, 30), 1)
-    return Frame(img, None, 0, f"empty {seed}")
+    return Frame(img, None, 0, f"empty {seed}", _no_hand(img))
 
 
 def photo_frames(root: str | Path, sets: Iterable[str]) -> list[Frame]:
@@ -160,7 +173,8 @@ def photo_frames(root: str | Path, sets: Iterable[str]) -> list[Frame]:
 
 def cached(kind: str, seeds: Iterable[int], cache: str | Path) -> Iterator[Frame]:
     """Frames of ``kind`` (scene, hand, flat, empty) per seed, read from or written to
-    ``cache/KIND-SEED.npz``."""
+    ``cache/KIND-SEED.npz``. A file from before frames kept their hand map is made again
+    where the frame has a hand (a plain scene's factors say so without rendering it)."""
     make = {"scene": scene_frame, "hand": hand_frame, "flat": flat_frame, "empty": empty_frame}[
         kind
     ]
@@ -171,19 +185,33 @@ def cached(kind: str, seeds: Iterable[int], cache: str | Path) -> Iterator[Frame
         if path.is_file():
             z = np.load(path)
             corners = z["corners"] if z["corners"].size else None
-            yield Frame(z["image"], corners, int(z["size"]), f"{kind} {seed}")
-            continue
+            hand = None
+            if "hand" in z:
+                hand = z["hand"].astype(np.float32) / 255.0
+            elif kind == "empty" or (kind == "scene" and not _scene_has_hand(seed)):
+                hand = _no_hand(z["image"])
+            if hand is not None:
+                yield Frame(z["image"], corners, int(z["size"]), f"{kind} {seed}", hand)
+                continue
         fr = make(seed)
         tmp = path.with_suffix(".tmp.npz")
         empty = np.zeros((0, 2), np.float64)
+        plane = _no_hand(fr.image) if fr.hand is None else fr.hand
         np.savez(
             tmp,
             image=fr.image,
             corners=fr.corners if fr.corners is not None else empty,
             size=fr.size,
+            hand=np.round(np.clip(plane, 0, 1) * 255).astype(np.uint8),
         )
         tmp.replace(path)
         yield fr
+
+
+def _scene_has_hand(seed: int) -> bool:
+    from companion.vision.scene.factors import draw_factors
+
+    return bool(draw_factors(seed, {})["hand"])
 
 
 def targets(corners: NDArray[np.float64] | None) -> tuple[F32, F32]:
@@ -241,13 +269,17 @@ def _noise_and_jpeg(f: F32, rng: np.random.Generator) -> NDArray[np.uint8]:
     return out
 
 
-def sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[F32, F32, F32]:
-    """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask);
-    with probability ``hands`` a hand is drawn over it first (:mod:`pasted_hand`; 0 draws
-    nothing from ``rng``, so the shipped recipe's views are unchanged)."""
-    img = frame.image
+def sample(
+    frame: Frame, rng: np.random.Generator, hands: float = 0.0
+) -> tuple[F32, F32, F32, F32 | None]:
+    """One augmented training view of ``frame``: (input HxWx3 float 0..1 BGR, heat, mask,
+    hand map or None when the frame's is not known); with probability ``hands`` a hand is
+    drawn over it first (:mod:`pasted_hand`; 0 draws nothing from ``rng``, so the shipped
+    recipe's views are unchanged)."""
+    img, hand = frame.image, frame.hand
     if hands > 0 and rng.uniform() < hands:
-        img = paste_hand(img, frame.corners, frame.size, rng)
+        img, pasted = drawn_hand(img, frame.corners, frame.size, rng)
+        hand = None if hand is None else np.maximum(hand, pasted)
     h, w = img.shape[:2]
     # a random turn, scale and shift of the whole frame (the board may leave the view a bit)
     ang = rng.uniform(-180, 180) if rng.uniform() < 0.5 else rng.uniform(-20, 20)
@@ -259,13 +291,9 @@ def sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[
         m = np.array([[-1, 0, w - 1], [0, 1, 0]], np.float64) @ np.vstack([m, [0, 0, 1]])
     border = int(rng.integers(0, 3))
     fill = tuple(float(v) for v in rng.uniform(0, 255, 3))
+    mode = (cv2.BORDER_REFLECT_101, cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE)[border]
     warped = cv2.warpAffine(
-        img,
-        m,
-        (w, h),
-        flags=cv2.INTER_LINEAR,
-        borderMode=(cv2.BORDER_REFLECT_101, cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE)[border],
-        borderValue=fill,
+        img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=mode, borderValue=fill
     )
     corners = None
     if frame.corners is not None:
@@ -284,7 +312,23 @@ def sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> tuple[
     if corners is not None:
         corners = corners * k + off
     heat, mask = targets(corners)
-    return out.astype(np.float32) / 255.0, heat, mask
+    hand_map = None
+    if hand is not None:  # the hand moved as the frame was, then letterboxed to the maps
+        moved = cv2.warpAffine(hand, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=mode)
+        hand_map = _map_view(np.asarray(moved, np.float32), k, off)
+    return out.astype(np.float32) / 255.0, heat, mask, hand_map
+
+
+def _map_view(plane: F32, k: NDArray[np.float64], off: NDArray[np.float64]) -> F32:
+    """A map of a frame's pixels (0..1) as :func:`letterbox` places the frame, at the
+    proposer's output resolution."""
+    h, w = plane.shape
+    nw, nh = max(1, round(w * k[0])), max(1, round(h * k[1]))
+    x0, y0 = round(off[0] - 0.5 * k[0] + 0.5), round(off[1] - 0.5 * k[1] + 0.5)
+    view = np.zeros((INPUT_H, INPUT_W), np.float32)
+    view[y0 : y0 + nh, x0 : x0 + nw] = cv2.resize(plane, (nw, nh), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(view, (INPUT_W // STRIDE, INPUT_H // STRIDE), interpolation=cv2.INTER_AREA)
+    return np.asarray(small, np.float32)
 
 
 def corner_sample(

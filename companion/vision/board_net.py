@@ -135,23 +135,27 @@ class BoardNet:
         self._net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
         self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
 
-    def run(self, blob: NDArray[np.float32], channels: int) -> NDArray[np.float32]:
-        """The logits for a (batch, 3, h, w) blob, checked to be (batch, channels, h', w')."""
+    def run(self, blob: NDArray[np.float32], *channels: int) -> NDArray[np.float32]:
+        """The logits for a (batch, 3, h, w) blob, checked to be (batch, c, h', w') with c
+        one of ``channels``."""
         with self._lock:
             self._net.setInput(blob)
             out = np.asarray(self._net.forward(), np.float32)
-        if out.ndim != 4 or out.shape[:2] != (blob.shape[0], channels):
+        if out.ndim != 4 or out.shape[0] != blob.shape[0] or out.shape[1] not in channels:
             raise VisionError(
                 f"the board network gave maps of shape {out.shape}, "
-                f"not ({blob.shape[0]}, {channels}, h, w)"
+                f"not ({blob.shape[0]}, {' or '.join(map(str, channels))}, h, w)"
             )
         return out
 
-    def maps(self, view: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Corner and mask maps (0..1) for a letterboxed view."""
-        logits = self.run(np.asarray(cv2.dnn.blobFromImage(view, 1.0 / 255.0), np.float32), 2)
-        out = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
-        return out[0, 0], out[0, 1]
+    def maps(
+        self, view: Image
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32] | None]:
+        """Corner, mask and (from a proposer trained with one) hand maps (0..1) for a
+        letterboxed view; the hand map None without."""
+        blob = np.asarray(cv2.dnn.blobFromImage(view, 1.0 / 255.0), np.float32)
+        out = 1.0 / (1.0 + np.exp(-np.clip(self.run(blob, 2, 3), -30.0, 30.0)))
+        return out[0, 0], out[0, 1], (out[0, 2] if out.shape[1] == 3 else None)
 
 
 def load(path: Path | None = None) -> BoardNet | None:
@@ -269,6 +273,7 @@ class FrameMaps:
     mask: NDArray[np.float32]
     k: NDArray[np.float64]
     off: NDArray[np.float64]
+    hand: NDArray[np.float32] | None = None  # where a hand is (a proposer trained with one)
 
 
 def frame_maps(image: Image, *, path: Path | None = None) -> FrameMaps | None:
@@ -277,8 +282,8 @@ def frame_maps(image: Image, *, path: Path | None = None) -> FrameMaps | None:
     if net is None:
         return None
     view, k, off = letterbox(image)
-    heat, mask = net.maps(view)
-    return FrameMaps(heat, mask, k, off)
+    heat, mask, hand = net.maps(view)
+    return FrameMaps(heat, mask, k, off, hand)
 
 
 def propose(

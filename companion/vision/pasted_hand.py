@@ -108,6 +108,19 @@ def paste_hand(
     tone under the frame's own light level, a sleeve from somewhere up the forearm, rounded
     shading and a soft shadow on what is under it. ``near``: a corner (0-3, TL TR BR BL) the
     hand reaches for (the corner network's patch is round one)."""
+    return drawn_hand(image, corners, size, rng, near=near)[0]
+
+
+def drawn_hand(
+    image: Image,
+    corners: F64 | None,
+    size: int,
+    rng: np.random.Generator,
+    *,
+    near: int | None = None,
+) -> tuple[Image, NDArray[np.float32]]:
+    """:func:`paste_hand`'s image (the same draws from ``rng``) and where the hand is (0..1,
+    the image's size; not its shadow): the truth of the proposer's hand map."""
     h, w = image.shape[:2]
     tip, palm = _tip(corners, size, (h, w), rng, near)
     mask, wrist, u = _shape(tip, palm, (h, w), rng)
@@ -127,7 +140,7 @@ def paste_hand(
     # everything below only where the hand or its shadow is (a training view pastes many)
     ys, xs = np.nonzero(mask | moved)
     if not len(ys):
-        return image.copy()
+        return image.copy(), np.zeros((h, w), np.float32)
     grow = int(3 * sigma) + 2
     y0, y1 = max(0, int(ys.min()) - grow), min(h, int(ys.max()) + grow + 1)
     x0, x1 = max(0, int(xs.min()) - grow), min(w, int(xs.max()) + grow + 1)
@@ -152,4 +165,4 @@ def paste_hand(
     alpha = (mask[box].astype(np.float32) / 255.0)[..., None]
     part += alpha * (hand - part)
     out[box] = np.clip(part, 0, 255).astype(np.uint8)
-    return out
+    return out, mask.astype(np.float32) / 255.0

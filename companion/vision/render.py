@@ -42,7 +42,8 @@ class Rendered:
     """A rendered frame and its truth.
 
     ``corners[layer]`` is the (4, 2) TL, TR, BR, BL corner intersections in pixels;
-    ``hidden`` the spot indices (layer-major, row-major) a hand covers.
+    ``hidden`` the spot indices (layer-major, row-major) a hand covers; ``hand`` where the
+    hand is drawn (0..1, the frame's size), or None when no hand is drawn.
     """
 
     image: NDArray[np.uint8]
@@ -50,6 +51,7 @@ class Rendered:
     corners: list[NDArray[np.float64]]
     rows: tuple[str, ...]
     hidden: frozenset[int] = field(default_factory=frozenset)
+    hand: NDArray[np.float32] | None = None
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -313,6 +315,7 @@ def render_board(
         )
 
     hidden: set[int] = set()
+    hand_map: NDArray[np.float32] | None = None
     if hand:
         c0 = corners_all[0]
         span = float(np.linalg.norm(c0[2] - c0[3]))
@@ -320,6 +323,7 @@ def render_board(
             c0.mean(axis=0) + (c0[2] - c0[3]) * rng.uniform(-0.15, 0.15) + (c0[2] - c0[1]) * 0.15
         )
         mask = _hand(frame, rng, anchor, span)
+        hand_map = (mask > 0).astype(np.float32)
         mask = np.asarray(cv2.dilate(mask, np.ones((5, 5), np.uint8)), np.uint8)
         for layer, c in enumerate(corners_all):
             src = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
@@ -344,7 +348,12 @@ def render_board(
     frame += rng.normal(0, noise, frame.shape).astype(np.float32)
     image = np.clip(frame, 0, 255).astype(np.uint8)
     return Rendered(
-        image=image, size=size, corners=corners_all, rows=tuple(rows), hidden=frozenset(hidden)
+        image=image,
+        size=size,
+        corners=corners_all,
+        rows=tuple(rows),
+        hidden=frozenset(hidden),
+        hand=hand_map,
     )
 
 

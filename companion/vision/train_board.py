@@ -38,9 +38,10 @@ class BoardModel(nn.Module):
     """A small encoder-decoder: down to a 32nd for context (which peaks are the outermost
     crossings is a question about the whole board), back up to a quarter for the maps.
     ``forward`` gives logits, and so does the ONNX file (cv2.dnn 4.10 gets a trailing
-    Sigmoid after this graph wrong): :mod:`companion.vision.board_net` applies it."""
+    Sigmoid after this graph wrong): :mod:`companion.vision.board_net` applies it. With
+    ``hand_map`` a third map: where a hand or sleeve is (peaks on it are not corners)."""
 
-    def __init__(self, width: int = 16, deep: int = 1) -> None:
+    def __init__(self, width: int = 16, deep: int = 1, hand_map: bool = False) -> None:
         super().__init__()
         w, d = width, width * deep
         self.s4 = nn.Sequential(_conv(3, w // 2, 2), _conv(w // 2, w, 2), _conv(w, w))
@@ -55,7 +56,7 @@ class BoardModel(nn.Module):
         self.up16 = _conv(d * 3 + d * 2, w * 2)
         self.up8 = _conv(w * 2 + w * 3 // 2, w * 3 // 2)
         self.up4 = _conv(w * 3 // 2 + w, w)
-        self.head = nn.Conv2d(w, 2, 1)
+        self.head = nn.Conv2d(w, 3 if hand_map else 2, 1)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -160,22 +161,28 @@ class Settings:
     threads: int = 1
     deep: int = 1  # channels at a 16th and a 32nd over the shipped proposer's (1: as shipped)
     hands: float = 0.0  # share of views with a hand pasted over them (0: as shipped)
+    hand_map: bool = False  # the proposer also learns where hands are (False: as shipped)
 
 
 def batch(
     frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
 ) -> tuple[torch.Tensor, ...]:
-    """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks)."""
-    xs, hs, ms = [], [], []
+    """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks, hand
+    maps, whether each view's hand map is known: 1 or 0)."""
+    xs, hs, ms, hands_, known = [], [], [], [], []
     for i in rng.integers(0, len(frames), n):
-        x, h, m = sample(frames[int(i)], rng, hands)
+        x, h, m, hand = sample(frames[int(i)], rng, hands)
         xs.append(x.transpose(2, 0, 1))
         hs.append(h[None])
         ms.append(m[None])
+        hands_.append((np.zeros_like(m) if hand is None else hand)[None])
+        known.append(0.0 if hand is None else 1.0)
     return (
         torch.from_numpy(np.stack(xs)),
         torch.from_numpy(np.stack(hs)),
         torch.from_numpy(np.stack(ms)),
+        torch.from_numpy(np.stack(hands_)),
+        torch.tensor(known, dtype=torch.float32)[:, None, None, None],
     )
 
 
@@ -192,13 +199,18 @@ def train(
     torch.set_num_threads(settings.threads)
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(settings.seed)
-    model = BoardModel(settings.width, settings.deep)
+    model = BoardModel(settings.width, settings.deep, settings.hand_map)
     bce = nn.BCEWithLogitsLoss()
 
     def step_loss() -> torch.Tensor:
-        x, heat, mask = batch(frames, rng, settings.batch, settings.hands)
+        x, heat, mask, hand, known = batch(frames, rng, settings.batch, settings.hands)
         out = model(x)
-        loss: torch.Tensor = heat_loss(out[:, :1], heat) + bce(out[:, 1:], mask)
+        loss: torch.Tensor = heat_loss(out[:, :1], heat) + bce(out[:, 1:2], mask)
+        if settings.hand_map:  # views whose hand is not known (photos) teach no hand map
+            per = nn.functional.binary_cross_entropy_with_logits(
+                out[:, 2:3], hand, reduction="none"
+            )
+            loss = loss + (per * known).sum() / known.expand_as(per).sum().clamp(min=1.0)
         return loss
 
     one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)

@@ -108,16 +108,21 @@ def test_a_damaged_weights_file_is_a_clear_error(tmp_path: Path) -> None:
         board_net.propose(np.zeros((120, 160, 3), np.uint8), path=bad)
 
 
-@pytest.mark.parametrize("deep", [1, 2])
-def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path, deep: int) -> None:
+@pytest.mark.parametrize(("deep", "hand_map"), [(1, False), (2, False), (1, True)])
+def test_training_runs_exports_and_cv2_gives_what_torch_gives(
+    tmp_path: Path, deep: int, hand_map: bool
+) -> None:
     """A few steps on two frames, exported to ONNX, read back through cv2.dnn (smoke test:
-    the pipeline, not the figures), as shipped and with the coarse scales widened."""
+    the pipeline, not the figures), as shipped, with the coarse scales widened, and with a
+    third map for where hands are."""
     torch = pytest.importorskip("torch")
     from companion.vision import train_board
 
     frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
     losses: list[float] = []
-    settings = train_board.Settings(seed=1, steps=3, batch=2, width=8, deep=deep)
+    settings = train_board.Settings(
+        seed=1, steps=3, batch=2, width=8, deep=deep, hand_map=hand_map, hands=0.5 * hand_map
+    )
     model = train_board.train(frames, settings, lambda _s, v: losses.append(v))
     assert len(losses) == 3 and all(np.isfinite(losses))
     again = train_board.train(frames, settings)
@@ -126,12 +131,45 @@ def test_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Path, de
     path = tmp_path / "board.onnx"
     train_board.export(model, path)
     view, _k, _off = board_net.letterbox(frames[0].image)
-    heat, mask = board_net.load(path).maps(view)  # type: ignore[union-attr]
+    heat, mask, hand = board_net.load(path).maps(view)  # type: ignore[union-attr]
     with torch.no_grad():
         x = torch.from_numpy(view.astype(np.float32).transpose(2, 0, 1)[None] / 255.0)
         ref = torch.sigmoid(model(x))[0].numpy()
     assert np.abs(heat - ref[0]).max() < 1e-4
     assert np.abs(mask - ref[1]).max() < 1e-4
+    if hand_map:
+        assert hand is not None and np.abs(hand - ref[2]).max() < 1e-4
+        maps = board_net.frame_maps(frames[0].image, path=path)
+        assert maps is not None and maps.hand is not None and maps.hand.shape == heat.shape
+    else:
+        assert hand is None
+
+
+def test_frames_keep_their_hand_map_and_old_cache_files_are_made_again(tmp_path: Path) -> None:
+    """The cache keeps each frame's hand map; a file written before frames had one is read
+    as it is where there can be no hand (a cloth, a scene whose factors drew none) and made
+    again where there may be one."""
+    flat = board_data.flat_frame(7)
+    np.savez(tmp_path / "flat-7.npz", image=flat.image[::2, ::2], corners=flat.corners, size=19)
+    cloth_ = board_data.empty_frame(3)
+    np.savez(tmp_path / "empty-3.npz", image=cloth_.image, corners=np.zeros((0, 2)), size=0)
+    (made,) = board_data.cached("flat", [7], tmp_path)
+    assert np.array_equal(made.image, flat.image)  # made again, not the old file's picture
+    assert made.hand is not None and made.hand.shape == flat.image.shape[:2]
+    (read,) = board_data.cached("empty", [3], tmp_path)
+    assert read.hand is not None and not read.hand.any()
+    with np.load(tmp_path / "flat-7.npz") as z:  # written anew, with its hand map
+        assert z["hand"].shape == flat.image.shape[:2]
+    (again,) = board_data.cached("flat", [7], tmp_path)
+    assert again.hand is not None and np.abs(again.hand - made.hand).max() <= 0.5 / 255
+
+
+def test_a_hand_scene_has_a_hand_map_and_a_scene_without_a_hand_none() -> None:
+    frame = board_data.hand_frame(3)
+    assert frame.hand is not None and frame.hand.shape == frame.image.shape[:2]
+    assert 0.005 < float((frame.hand > 0.5).mean()) < 0.6
+    plain = render_scene(HELD_OUT, size=9, width=160, height=120, hand=False)
+    assert plain.hand is None
 
 
 def test_train_board_refuses_test_seeds() -> None:

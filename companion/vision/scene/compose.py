@@ -65,6 +65,7 @@ class SceneImage:
     rows: list[tuple[str, ...]]
     hidden: frozenset[int]
     factors: dict[str, str | float | int | bool]
+    hand: NDArray[np.float32] | None = None  # the hand's share of each pixel; None: no hand
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -444,7 +445,8 @@ def render_scene(
         light_rgb=_rgb(lamp.colour),
         hidden=len(hidden),
     )
-    return SceneImage(image, size, corners, rows, frozenset(hidden), factors)
+    drawn = None if hand is None else np.asarray(hand_mask, np.float32)
+    return SceneImage(image, size, corners, rows, frozenset(hidden), factors, drawn)
 
 
 def _loose(count: int, layout: Layout, rng: np.random.Generator) -> F64:
