@@ -193,17 +193,20 @@ def command(
         f"board size {given}; found = size right and corners within 1/4 spacing, or (no truth "
         f"corners) {fe.READ_RIGHT:.0%} of points read right with no swap; old: the previous "
         "yardstick (corners of the clean photo's verified find); wrong: a board given that is "
-        'not the right one (the rest of the misses are "no board")'
+        'not the right one (the rest of the misses are "no board"); 95 % range: the Wilson '
+        "interval of the found share"
     )
     click.echo(
-        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'old':>6}{'wrong':>7}{'size ok':>9}"
-        f"{'med ms':>8}{'max ms':>8}"
+        f"{'set':<34}{'boards':>7}{'found':>8}{'%':>7}{'95 % range':>13}{'old':>6}{'wrong':>7}"
+        f"{'size ok':>9}{'med ms':>8}{'max ms':>8}"
     )
     for ln in lines:
         b, f = int(ln["boards"]), int(ln["found"])  # type: ignore[call-overload]
         old = "=" if ln["found_old"] is None else str(ln["found_old"])
+        span = _range(f, b)
         click.echo(
-            f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{old:>6}{ln['given_wrong']:>7}"
+            f"{ln['set']:<34}{b:>7}{f:>8}{100 * f / b:>6.1f}%{span:>13}{old:>6}"
+            f"{ln['given_wrong']:>7}"
             f"{ln['size_right']:>9}"
             f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
         )
@@ -238,6 +241,8 @@ def _yes(found: bool) -> str:
 def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
     """One set's counts: found (and by the old yardstick where it differs), size right,
     times, and the reads behind the read yardstick (points right, unknown, wrong, swaps)."""
+    from companion.vision.finder_eval import share_range
+
     times = [o.seconds for o in os_]
     reads = [o.read for o in os_ if o.read is not None]
     judged_old = any(o.found_old is not None for o in os_)
@@ -246,6 +251,7 @@ def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
         "set": name,
         "boards": len(os_),
         "found": sum(o.found for o in os_),
+        "found_range": list(share_range(sum(o.found for o in os_), len(os_))),
         "found_old": old if judged_old else None,
         # a board given that is not the right one (the other misses are "no board")
         "given_wrong": sum(o.given and not o.found for o in os_),
@@ -278,13 +284,20 @@ def _by_factor(outcomes: Sequence[Outcome]) -> dict[str, dict[str, dict[str, lis
 
 def _echo_factors(by_factor: dict[str, dict[str, dict[str, list[int]]]]) -> None:
     for part, table in by_factor.items():
-        click.echo(f"{part}, by factor (found / boards):")
+        click.echo(f"{part}, by factor (found / boards, and the 95 % range of the share):")
         for factor, values in table.items():
             cells = ", ".join(
-                f"{value} {found}/{boards} ({100 * found / boards:.0f} %)"
+                f"{value} {found}/{boards} ({100 * found / boards:.0f} %, {_range(found, boards)})"
                 for value, (found, boards) in sorted(values.items())
             )
             click.echo(f"  {factor}: {cells}")
+
+
+def _range(hits: int, total: int) -> str:
+    from companion.vision.finder_eval import share_range
+
+    lo, hi = share_range(hits, total)
+    return f"{100 * lo:.0f}-{100 * hi:.0f} %"
 
 
 def _echo_reads(lines: Sequence[dict[str, object]]) -> None:

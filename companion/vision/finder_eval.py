@@ -380,6 +380,18 @@ def _read_agrees(score: ReadScore) -> bool:
     return known >= 0.9 * score.points and score.right >= READ_AGREE * known
 
 
+def share_range(hits: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson interval (95 % with the default ``z``) of a share ``hits / total``: a range
+    of 60 scenes moves by several points from one seed range to the next, so a figure like
+    "93 %" is reported with the range its count allows. (0, 1) when there is nothing."""
+    if total <= 0:
+        return 0.0, 1.0
+    p, z2 = hits / total, z * z
+    centre = (p + z2 / (2 * total)) / (1 + z2 / total)
+    half = z * float(np.sqrt(p * (1 - p) / total + z2 / (4 * total * total))) / (1 + z2 / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def corner_error(found: Corners, truth: Corners, size: int) -> float:
     """Worst corner distance in mean grid spacings of the truth.
 

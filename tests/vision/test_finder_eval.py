@@ -135,3 +135,36 @@ def test_eval_finder_lists_its_misses_in_json_when_asked(tmp_path: Path) -> None
     (line,) = [s for s in out["sets"] if s["set"] == "imago (held out)"]
     assert line["found"] == 0 and line["given_wrong"] == 1
     assert [m["name"] for m in out["misses"]] == ["imago/31.jpg"]
+
+
+@pytest.mark.parametrize(
+    ("hits", "total", "low", "high"),
+    [
+        (320, 360, 0.8522, 0.9173),  # session 19's fresh range: 89 %, and what 360 finds allow
+        (57, 60, 0.8630, 0.9829),  # one set of 60: "95 %" could be 86 % or 98 %
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+    ],
+)
+def test_a_found_share_comes_with_its_wilson_range(
+    hits: int, total: int, low: float, high: float
+) -> None:
+    lo, hi = fe.share_range(hits, total)
+    assert abs(lo - low) < 5e-4 and abs(hi - high) < 5e-4
+    assert fe.share_range(0, 0) == (0.0, 1.0)
+
+
+def test_eval_finder_prints_each_set_s_range(tmp_path: Path) -> None:
+    folder = tmp_path / "imago"
+    folder.mkdir()
+    photo = _gomrade("3/31.jpg")
+    shutil.copy(photo.path, folder / "31.jpg")
+    shutil.copy(photo.path.with_suffix(".txt"), folder / "31.txt")
+    args = ["eval-finder", "--renders", "0", "--alter", "", "--size-given"]
+    args += ["--photos", str(tmp_path)]
+    res = CliRunner().invoke(main, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    (line,) = [s for s in json.loads(res.stdout)["sets"] if s["set"] == "imago (held out)"]
+    assert line["found"] == 1 and line["found_range"] == pytest.approx([0.2065, 1.0], abs=5e-4)
+    text = CliRunner().invoke(main, args)
+    assert "95 % range" in text.stdout and "21-100 %" in text.stdout, text.stdout
