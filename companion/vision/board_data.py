@@ -313,22 +313,12 @@ def sample(
         corners = corners * k + off
     heat, mask = targets(corners)
     hand_map = None
-    if hand is not None:  # the hand moved as the frame was, then letterboxed to the maps
+    if hand is not None:  # the hand moved as the frame was, letterboxed, at the maps' size
         moved = cv2.warpAffine(hand, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=mode)
-        hand_map = _map_view(np.asarray(moved, np.float32), k, off)
+        plane = letterbox(np.asarray(moved, np.float32))[0]
+        size = (INPUT_W // STRIDE, INPUT_H // STRIDE)
+        hand_map = np.asarray(cv2.resize(plane, size, interpolation=cv2.INTER_AREA), np.float32)
     return out.astype(np.float32) / 255.0, heat, mask, hand_map
-
-
-def _map_view(plane: F32, k: NDArray[np.float64], off: NDArray[np.float64]) -> F32:
-    """A map of a frame's pixels (0..1) as :func:`letterbox` places the frame, at the
-    proposer's output resolution."""
-    h, w = plane.shape
-    nw, nh = max(1, round(w * k[0])), max(1, round(h * k[1]))
-    x0, y0 = round(off[0] - 0.5 * k[0] + 0.5), round(off[1] - 0.5 * k[1] + 0.5)
-    view = np.zeros((INPUT_H, INPUT_W), np.float32)
-    view[y0 : y0 + nh, x0 : x0 + nw] = cv2.resize(plane, (nw, nh), interpolation=cv2.INTER_AREA)
-    small = cv2.resize(view, (INPUT_W // STRIDE, INPUT_H // STRIDE), interpolation=cv2.INTER_AREA)
-    return np.asarray(small, np.float32)
 
 
 def corner_sample(

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -42,6 +43,7 @@ from companion.vision.geometry import (
 from companion.vision.lattice import distance_map, margin_colour, squareness
 
 Image = NDArray[np.uint8]
+_P = TypeVar("_P", np.uint8, np.float32)  # a photo, or a map of its pixels
 INPUT_W, INPUT_H = 256, 192  # the network's input (4:3; other frames are letterboxed)
 STRIDE = 4  # input pixels per output cell
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board.onnx"
@@ -105,15 +107,16 @@ HIDDEN_ARMS = (-0.3, -0.15, 0.15, 0.3)  # spacings: samples along both lines rou
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
-def letterbox(image: Image) -> tuple[Image, NDArray[np.float64], NDArray[np.float64]]:
+def letterbox(image: NDArray[_P]) -> tuple[NDArray[_P], NDArray[np.float64], NDArray[np.float64]]:
     """``image`` shrunk (aspect kept) into a black INPUT_W x INPUT_H frame, centred:
     (view, scale, offset), scale and offset per axis; a point p of the image is
-    ``p * scale + offset`` in the view."""
+    ``p * scale + offset`` in the view. A uint8 or float32 image, any channels (a view's hand
+    map goes where its photo goes)."""
     h, w = image.shape[:2]
     k = min(INPUT_W / w, INPUT_H / h)
     nw, nh = max(1, round(w * k)), max(1, round(h * k))
     small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
-    view = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
+    view = np.zeros((INPUT_H, INPUT_W, *image.shape[2:]), image.dtype)
     x0, y0 = (INPUT_W - nw) // 2, (INPUT_H - nh) // 2
     view[y0 : y0 + nh, x0 : x0 + nw] = small
     # pixel centres: (p + 0.5) * (nw / w) - 0.5 + x0

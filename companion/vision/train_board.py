@@ -169,19 +169,19 @@ def batch(
 ) -> tuple[torch.Tensor, ...]:
     """``n`` augmented views of frames drawn at random: (inputs, corner maps, masks, hand
     maps, whether each view's hand map is known: 1 or 0)."""
-    xs, hs, ms, hands_, known = [], [], [], [], []
+    xs, hs, ms, hand_maps, known = [], [], [], [], []
     for i in rng.integers(0, len(frames), n):
         x, h, m, hand = sample(frames[int(i)], rng, hands)
         xs.append(x.transpose(2, 0, 1))
         hs.append(h[None])
         ms.append(m[None])
-        hands_.append((np.zeros_like(m) if hand is None else hand)[None])
+        hand_maps.append((np.zeros_like(m) if hand is None else hand)[None])
         known.append(0.0 if hand is None else 1.0)
     return (
         torch.from_numpy(np.stack(xs)),
         torch.from_numpy(np.stack(hs)),
         torch.from_numpy(np.stack(ms)),
-        torch.from_numpy(np.stack(hands_)),
+        torch.from_numpy(np.stack(hand_maps)),
         torch.tensor(known, dtype=torch.float32)[:, None, None, None],
     )
 

@@ -24,6 +24,18 @@ def _gomrade(rel: str) -> LabelledPhoto:
     return photo
 
 
+def _imago_of(tmp_path: Path, labels: str | None = None) -> Path:
+    """A photo set named as the held-out one (``tmp_path/imago``) holding gomrade's 3/31
+    with its labels (or ``labels`` instead): the root to give ``--photos``."""
+    photo = _gomrade("3/31.jpg")
+    folder = tmp_path / "imago"
+    folder.mkdir()
+    shutil.copy(photo.path, folder / "31.jpg")
+    text = photo.path.with_suffix(".txt").read_text() if labels is None else labels
+    (folder / "31.txt").write_text(text)
+    return tmp_path
+
+
 def _moved(corners: np.ndarray, n: int, dx: float, dy: float) -> np.ndarray:
     """The grid ``corners`` moved by (dx, dy) spacings in its own coordinates."""
     ends = np.array([(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], np.float64)
@@ -88,13 +100,8 @@ def test_with_truth_corners_the_corners_judge_and_the_read_is_shown(tmp_path: Pa
 def test_eval_finder_prints_both_yardsticks_for_photos_without_corners(tmp_path: Path) -> None:
     """A labelled photo with no corners file, as imago's are: its clean and blurred copies are
     judged by their read, the old yardstick's count beside it, and the reads tabled."""
-    photo = _gomrade("3/31.jpg")
-    folder = tmp_path / "imago"
-    folder.mkdir()
-    shutil.copy(photo.path, folder / "31.jpg")
-    shutil.copy(photo.path.with_suffix(".txt"), folder / "31.txt")
     args = ["eval-finder", "--renders", "0", "--alter", "blur", "--size-given"]
-    args += ["--photos", str(tmp_path)]
+    args += ["--photos", str(_imago_of(tmp_path))]
     res = CliRunner().invoke(main, [*args, "--json"])
     assert res.exit_code == 0, res.output
     sets = {s["set"]: s for s in json.loads(res.stdout)["sets"]}
@@ -123,13 +130,9 @@ def test_a_board_given_wrong_and_no_board_are_told_apart() -> None:
 
 def test_eval_finder_lists_its_misses_in_json_when_asked(tmp_path: Path) -> None:
     """``-v --json``: every miss, with its error and why, so two runs compare case by case."""
-    folder = tmp_path / "imago"
-    folder.mkdir()
-    photo = _gomrade("3/31.jpg")
-    shutil.copy(photo.path, folder / "31.jpg")
-    (folder / "31.txt").write_text(photo.path.with_suffix(".txt").read_text().replace("W", "B"))
+    wrong = _gomrade("3/31.jpg").path.with_suffix(".txt").read_text().replace("W", "B")
     args = ["eval-finder", "--renders", "0", "--alter", "", "--size-given", "-v", "--json"]
-    res = CliRunner().invoke(main, [*args, "--photos", str(tmp_path)])
+    res = CliRunner().invoke(main, [*args, "--photos", str(_imago_of(tmp_path, wrong))])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     (line,) = [s for s in out["sets"] if s["set"] == "imago (held out)"]
@@ -155,13 +158,8 @@ def test_a_found_share_comes_with_its_wilson_range(
 
 
 def test_eval_finder_prints_each_set_s_range(tmp_path: Path) -> None:
-    folder = tmp_path / "imago"
-    folder.mkdir()
-    photo = _gomrade("3/31.jpg")
-    shutil.copy(photo.path, folder / "31.jpg")
-    shutil.copy(photo.path.with_suffix(".txt"), folder / "31.txt")
     args = ["eval-finder", "--renders", "0", "--alter", "", "--size-given"]
-    args += ["--photos", str(tmp_path)]
+    args += ["--photos", str(_imago_of(tmp_path))]
     res = CliRunner().invoke(main, [*args, "--json"])
     assert res.exit_code == 0, res.output
     (line,) = [s for s in json.loads(res.stdout)["sets"] if s["set"] == "imago (held out)"]
