@@ -597,14 +597,14 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
-    score, corners, n = _finish(image, small, scale, found, outlines)
+    score, corners, n = _finish(image, small, scale, found, outlines, bh)
     refused = _refused(small, corners * scale, n)
     if refused and not learned:
         # the grid check is sure the classic finder's grid is off: the learned path gets its
         # turn, as if no grid had been found, and its grid must pass the check too
         again = _learned(small, bh, sizes, outlines)
         if again is not None:
-            score, corners, n = _finish(image, small, scale, again, outlines)
+            score, corners, n = _finish(image, small, scale, again, outlines, bh)
             refused = _refused(small, corners * scale, n)
     if refused:
         raise BoardNotFound(refused)
@@ -652,9 +652,12 @@ def _finish(
     scale: float,
     found: tuple[float, Corners, int],
     outlines: list[Corners],
+    bh: NDArray[np.uint8],
 ) -> tuple[float, Corners, int]:
     """A grid chosen in the working copy, placed in ``image``: slid off the board's edge, its
-    corners set by their crossings at full resolution, or by the corner network."""
+    corners set by their crossings at full resolution, or by the corner network, and a lone
+    corner neither can see placed by the rest of the board's lines (``bh``, the working
+    copy's line response)."""
     score, quad, n = found
     quad = onto_outline(order_corners(quad), n, outlines)
     corners = order_corners(quad) / scale
@@ -668,6 +671,7 @@ def _finish(
     if not sure:  # the corner network places the grid's corners where it is sure of them,
         # unless that pulls the grid off the board's outline
         corners = order_corners(board_net.polish(small, corners * scale, n, outlines) / scale)
+    corners = order_corners(board_net.place_hidden(small, bh, corners * scale, n) / scale)
     return score, corners, n
 
 

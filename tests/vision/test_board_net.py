@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from companion.cli import main
 from companion.errors import BoardNotFound
-from companion.vision import board_data, board_net
+from companion.vision import board_data, board_net, grid_check
 from companion.vision.find_board import find_board
 from companion.vision.finder_eval import cloth, corner_error
 from companion.vision.geometry import Corners, homography, project
@@ -804,3 +804,71 @@ def test_a_hidden_corner_the_network_turns_sure_of_keeps_its_searched_place() ->
     assert case.corners is not None and case.size == 9
     found = find_board(case.image, size=9)
     assert corner_error(found.corners, case.corners, 9) <= 0.25
+
+
+def _unsure_of(monkeypatch: pytest.MonkeyPatch, k: int) -> None:
+    """A stand-in corner network that leaves any grid where it is, sure of every corner but
+    corner ``k`` (a hand over it)."""
+
+    def stand_in(
+        _levels: object, quads: list[tuple[Corners, int]], *, rounds: int = 2
+    ) -> list[tuple[list[Corners], Corners]]:
+        weights = np.ones(4)
+        weights[k] = 0.5
+        return [([np.array(q, np.float64)] * (rounds + 1), weights) for q, _n in quads]
+
+    monkeypatch.setattr(board_net, "refine_rounds", stand_in)
+
+
+@pytest.mark.parametrize(
+    ("sure", "check", "moves"),
+    [(3, (0.6, 0.6), True), (3, (0.9, 0.3), False), (4, (0.6, 0.6), False)],
+)
+def test_a_finished_grid_s_lone_unseen_corner_is_placed_by_the_lines(
+    monkeypatch: pytest.MonkeyPatch, sure: int, check: tuple[float, float], moves: bool
+) -> None:
+    """A 19 x 19 grid in perspective, its bottom-right corner under a blob (a hand) and placed
+    0.4 spacing off, the other three right: with the corner network sure of those three only,
+    the fourth is moved to within 0.15 spacing by the rest of the board's lines, the
+    three held. It stays where it was when the grid check is less sure of the moved grid, or
+    when the network is sure of all four corners (then the polish places them)."""
+    from companion.vision.find_board import line_masks
+
+    truth = np.array([[170.0, 80.0], [480.0, 95.0], [560.0, 430.0], [90.0, 410.0]])
+    image = _grid_image(truth, 19)
+    h = homography(truth, 19)
+    spot = project(h, np.array([[17.0, 17.0]]))[0]
+    cv2.ellipse(image, (round(spot[0]), round(spot[1])), (45, 35), 30, 0, 360, (90, 140, 200), -1)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    bh, _masks = line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    guess = truth.copy()
+    guess[2] = project(h, np.array([[18.2, 18.15]]))[0]
+    assert 0.3 < corner_error(guess, truth, 19) < 0.5
+    if sure == 3:
+        _unsure_of(monkeypatch, 2)
+    else:
+        _network_sure_of(monkeypatch, guess)
+    monkeypatch.setattr(grid_check, "check", lambda _levels, _grids: list(check))
+    out = board_net.place_hidden(image, bh, guess, 19)
+    if moves:
+        assert corner_error(out, truth, 19) <= 0.15
+        assert np.array_equal(out[[0, 1, 3]], guess[[0, 1, 3]])
+    else:
+        np.testing.assert_array_equal(out, guess)
+
+
+def test_a_board_with_its_hidden_corner_a_line_off_is_found_by_its_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 500039 blurred (19 x 19, a hand over the top-right corner; tuned on):
+    the finder's grid had the hidden corner 0.84 spacing off, the other three right; the
+    board's lines place it (0.14 off), and without that step it stays off."""
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([500_039], ["blur"])
+    assert case.corners is not None and case.size == 19
+    found = find_board(case.image, size=19)
+    assert corner_error(found.corners, case.corners, 19) <= 0.25
+    monkeypatch.setattr(board_net, "place_hidden", lambda _s, _b, quad, _n: quad)
+    before = find_board(case.image, size=19)
+    assert corner_error(before.corners, case.corners, 19) > 0.5
