@@ -625,19 +625,29 @@ def test_a_polish_that_bends_the_grid_out_of_a_square_is_refused(
     np.testing.assert_array_equal(out, quad if lone else moved)
 
 
+_TILTED = np.array([[170.0, 80.0], [480.0, 95.0], [560.0, 430.0], [90.0, 410.0]])  # in perspective
+
+
+def _hand_over_corner(at: float, axes: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """:data:`_TILTED`'s 19 x 19 grid with a blob (a hand) of half-axes ``axes`` centred on the
+    board point (``at``, ``at``), over the bottom-right corner: the image and its line response
+    as the finder makes it."""
+    from companion.vision.find_board import line_masks
+
+    image = _grid_image(_TILTED, 19)
+    spot = project(homography(_TILTED, 19), np.array([[at, at]]))[0]
+    cv2.ellipse(image, (round(spot[0]), round(spot[1])), axes, 30, 0, 360, (90, 140, 200), -1)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    bh, _masks = line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    return image, bh
+
+
 def test_a_hidden_corner_is_placed_where_the_visible_crossings_put_it() -> None:
     """A 19 x 19 grid in perspective with its bottom-right corner under a blob (a hand): the
     corner guessed three spacings off (the parallelogram of the other three, say) is moved
     to within a quarter spacing by the lines of the rest of the board, the three held."""
-    from companion.vision.find_board import line_masks
-
-    truth = np.array([[170.0, 80.0], [480.0, 95.0], [560.0, 430.0], [90.0, 410.0]])
-    image = _grid_image(truth, 19)
-    h = homography(truth, 19)
-    spot = project(h, np.array([[16.5, 16.5]]))[0]
-    cv2.ellipse(image, (round(spot[0]), round(spot[1])), (60, 45), 30, 0, 360, (90, 140, 200), -1)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    bh, _masks = line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    truth, h = _TILTED, homography(_TILTED, 19)
+    _image, bh = _hand_over_corner(16.5, (60, 45))
     resp = cv2.GaussianBlur(bh.astype(np.float32), (0, 0), 1.0)
     guess = truth.copy()
     guess[2] = project(h, np.array([[21.0, 19.5]]))[0]  # 3 and 1.5 spacings off
@@ -832,15 +842,8 @@ def test_a_finished_grid_s_lone_unseen_corner_is_placed_by_the_lines(
     the fourth is moved to within 0.15 spacing by the rest of the board's lines, the
     three held. It stays where it was when the grid check is less sure of the moved grid, or
     when the network is sure of all four corners (then the polish places them)."""
-    from companion.vision.find_board import line_masks
-
-    truth = np.array([[170.0, 80.0], [480.0, 95.0], [560.0, 430.0], [90.0, 410.0]])
-    image = _grid_image(truth, 19)
-    h = homography(truth, 19)
-    spot = project(h, np.array([[17.0, 17.0]]))[0]
-    cv2.ellipse(image, (round(spot[0]), round(spot[1])), (45, 35), 30, 0, 360, (90, 140, 200), -1)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    bh, _masks = line_masks(gray, max(5, round(min(gray.shape) / 60) | 1))
+    truth, h = _TILTED, homography(_TILTED, 19)
+    image, bh = _hand_over_corner(17.0, (45, 35))
     guess = truth.copy()
     guess[2] = project(h, np.array([[18.2, 18.15]]))[0]
     assert 0.3 < corner_error(guess, truth, 19) < 0.5
