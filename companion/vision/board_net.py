@@ -813,6 +813,12 @@ def lattice_contrast(
     return np.where(np.isfinite(score), score, -np.inf)
 
 
+def line_response(bh: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The finder's line mask ``bh`` softened a little, as :func:`fourth_corner` searches it (a
+    crossing a pixel off its sample still counts)."""
+    return np.asarray(cv2.GaussianBlur(bh.astype(np.float32), (0, 0), 1.0), np.float32)
+
+
 def fourth_corner(
     resp: NDArray[np.float32], quad: Corners, n: int, k: int, *, reach: float | None = None
 ) -> Corners:
@@ -884,7 +890,7 @@ def hidden(
     if not pairs:
         return None
     levels = pyramid(small)
-    resp = np.asarray(cv2.GaussianBlur(bh.astype(np.float32), (0, 0), 1.0), np.float32)
+    resp = line_response(bh)
     tried: list[tuple[Corners, int]] = []
     all_sure: list[Corners] = []
     best: tuple[float, Corners, int] | None = None
@@ -942,12 +948,11 @@ def place_hidden(small: Image, bh: NDArray[np.uint8], quad: Corners, n: int) -> 
         return quad
     levels = pyramid(small)
     ((steps, weights),) = refine_rounds(levels, [(quad, n)], rounds=POLISH_ROUNDS)
-    last, sure = _sure_corners(steps, weights, n)
-    if last is None or int(sure.sum()) != 3:
+    _last, sure = _sure_corners(steps, weights, n)  # none sure when there was no answer
+    if int(sure.sum()) != 3:
         return quad
-    resp = np.asarray(cv2.GaussianBlur(bh.astype(np.float32), (0, 0), 1.0), np.float32)
     k = int(np.flatnonzero(~sure)[0])
-    moved = fourth_corner(resp, quad, n, k, reach=FINISH_REACH)
+    moved = fourth_corner(line_response(bh), quad, n, k, reach=FINISH_REACH)
     if np.array_equal(moved, quad):
         return quad
     said = grid_check.check(levels, [(quad, n), (moved, n)])
