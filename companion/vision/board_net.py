@@ -105,6 +105,9 @@ HIDDEN_ROUNDS = 3  # searches for the hidden corner and corner-network checks, i
 HIDDEN_EVIDENCE = 1.2  # least evidence (0..3, the finder's) of a grid with a corner hidden
 HIDDEN_ARMS = (-0.3, -0.15, 0.15, 0.3)  # spacings: samples along both lines round each point
 FINISH_REACH = 1.0  # spacings: how far :func:`place_hidden` looks for a lone unseen corner
+# The hidden corner placed by the grid check (:func:`checked_hidden`; session 21):
+CHECKED_REACH = 4.0  # spacings: how far :func:`checked_corner` looks, each way
+CHECKED_STEP = 1.0  # spacings: its coarse step (then a quarter of it, round the best)
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -885,30 +888,19 @@ def hidden(
     points far more plainly than a rescued grid (``judge``'s evidence at least
     :data:`HIDDEN_EVIDENCE`; on tuning scenes a grid a third of a spacing off reached 1.15) and be
     a square a camera can see (:data:`POLISH_SQUARE`)."""
-    seeds = list(proposals) + completed(small, maps=maps)
-    pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
-    if not pairs:
-        return None
     levels = pyramid(small)
     resp = line_response(bh)
-    tried: list[tuple[Corners, int]] = []
     all_sure: list[Corners] = []
     best: tuple[float, Corners, int] | None = None
-    for (_seed, n), (steps, weights) in zip(
-        pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
-    ):
-        quad, sure = _sure_corners(steps, weights, n)
-        if quad is None or int(sure.sum()) != 3:
-            continue
-        if any(m == n and _same_board(quad, t, n) for t, m in tried):
-            continue  # another seed led here already
-        tried.append((quad, n))
+    seeds = list(proposals) + completed(small, maps=maps)
+    for start, n, sure in _three_sure(levels, seeds, sizes):
+        quad, lost = start, False
         for _ in range(HIDDEN_ROUNDS):
             moved = fourth_corner(resp, quad, n, int(np.flatnonzero(~sure)[0]))
             ((steps, weights),) = refine_rounds(levels, [(moved, n)], rounds=POLISH_ROUNDS)
             again, now = _sure_corners(steps, weights, n)
             if again is None or int(now.sum()) < 3:
-                quad = None
+                lost = True
                 break
             if now.all():
                 # judged as a rescued grid; failing that, as a hidden one with the fourth
@@ -923,7 +915,7 @@ def hidden(
             quad, sure = out, now
             if still:
                 break
-        if quad is None or not encloses_area(quad):
+        if lost or not encloses_area(quad):
             continue
         if squareness(quad, small.shape) > POLISH_SQUARE:
             continue
@@ -932,6 +924,95 @@ def hidden(
             best = (ev / 3, quad, n)
     # a grid the network became sure of all round is a proposal like any other, on its bars
     return (rescue(small, lab, sizes, judge, edges, all_sure) if all_sure else None) or best
+
+
+def _three_sure(
+    levels: Sequence[Image], seeds: Sequence[Corners], sizes: Sequence[int]
+) -> list[tuple[Corners, int, NDArray[np.bool_]]]:
+    """Each seed and size refined by the corner network (:data:`POLISH_ROUNDS` rounds) where
+    it is sure of exactly three corners (:func:`_sure_corners`): (its answer, size, which
+    corners are sure), a grid that an earlier seed led to left out."""
+    pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
+    out: list[tuple[Corners, int, NDArray[np.bool_]]] = []
+    for (_seed, n), (steps, weights) in zip(
+        pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
+    ):
+        quad, sure = _sure_corners(steps, weights, n)
+        if quad is None or int(sure.sum()) != 3:
+            continue
+        if any(m == n and _same_board(quad, t, n) for t, m, _s in out):
+            continue  # another seed led here already
+        out.append((quad, n, sure))
+    return out
+
+
+def checked_corner(levels: Sequence[Image], quad: Corners, n: int, k: int) -> tuple[Corners, float]:
+    """``quad`` with corner ``k`` moved where the grid check (:mod:`grid_check`) is surest of
+    the grid, its other three corners held, and how sure it is there (-1 where it cannot say):
+    looked for within :data:`CHECKED_REACH` spacings each way (in the grid's own units) at
+    :data:`CHECKED_STEP`, then at a quarter of that round the best. Why not the board's
+    lines (:func:`fourth_corner`): a full or blurred board shows few, and the stones' rows
+    and gaps between them draw lines of their own, while the check, which sees the whole
+    board plane through the grid, was trained on grids a corner off."""
+    out = np.array(quad, np.float64)
+    to_image = homography(out, n)
+    best, said = _UNIT[k] * (n - 1), -1.0
+    for wide, step in ((CHECKED_REACH, CHECKED_STEP), (CHECKED_STEP / 2, CHECKED_STEP / 4)):
+        d = np.arange(-wide, wide + 1e-9, step)
+        grid = np.stack(np.meshgrid(d, d), -1).reshape(-1, 2) + best
+        quads = np.repeat(out[None], len(grid), axis=0)
+        quads[:, k] = project(to_image, grid)
+        ok = [i for i, q in enumerate(quads) if np.isfinite(q).all() and encloses_area(q)]
+        marks = grid_check.check(levels, [(quads[i], n) for i in ok]) if ok else None
+        if not marks:
+            return np.array(quad, np.float64), -1.0
+        j = int(np.argmax(marks))
+        best, said = grid[ok[j]], marks[j]
+    out[k] = project(to_image, best[None])[0]
+    return out, said
+
+
+def checked_hidden(
+    small: Image,
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: Judge,
+    proposals: Sequence[Corners] = (),
+    maps: FrameMaps | None = None,
+) -> tuple[float, Corners, int] | None:
+    """A board with one corner hidden that :func:`hidden` could not place, nor any other step
+    find: (score, corners in ``small``, size) or None. The same seeds as :func:`hidden`; where
+    the corner network is sure of exactly three corners, the fourth goes where the grid check
+    is surest (:func:`checked_corner`), the network places the corners it is then sure of, and
+    the grid is kept when the check is at least :data:`CHECK_KEEP` sure of it, ``judge``'s
+    evidence is at least :data:`CHECK_LEAST` (the check's own bars where it vouches for a
+    rescued grid) and it is a square a camera can see (:data:`POLISH_SQUARE`); the grid the
+    check is surest of wins. Why: on a full or blurred board the lines that
+    :func:`fourth_corner` follows are hidden or drowned by the stones' own rows, and
+    :data:`HIDDEN_EVIDENCE`, a share over the grid's points, is out of reach with a hand over
+    a part of them; on validation scenes (tuned on) the hand scenes that found nothing mostly
+    had three corners sure and the fourth 1.3-6 spacings off."""
+    levels = pyramid(small)
+    best: tuple[float, float, Corners, int] | None = None
+    for quad, n, sure in _three_sure(levels, list(proposals) + completed(small, maps=maps), sizes):
+        moved, said = checked_corner(levels, quad, n, int(np.flatnonzero(~sure)[0]))
+        if said < CHECK_KEEP:
+            continue
+        ((steps, weights),) = refine_rounds(levels, [(moved, n)], rounds=POLISH_ROUNDS)
+        again, now = _sure_corners(steps, weights, n)
+        if again is not None and now.any():
+            placed = np.where(now[:, None], again, moved)
+            marks = grid_check.check(levels, [(placed, n)])
+            if marks and marks[0] >= CHECK_KEEP:
+                moved, said = placed, marks[0]
+        if not encloses_area(moved) or squareness(moved, small.shape) > POLISH_SQUARE:
+            continue
+        if best is not None and said <= best[0]:
+            continue
+        ev = judge(margin_distance(lab, moved, n), moved, n)
+        if ev >= CHECK_LEAST:
+            best = (said, ev, moved, n)
+    return None if best is None else (best[1] / 3, best[2], best[3])
 
 
 def place_hidden(small: Image, bh: NDArray[np.uint8], quad: Corners, n: int) -> Corners:

@@ -90,6 +90,7 @@ SEEDED_EVIDENCE = 1.5  # least evidence of a grid in an outline cut round a prop
 LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask (crop11)
 LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
 LOOK_OUTLINES = True  # on "no board", the corner network started inside each board outline
+LOOK_CHECKED = True  # on "no board", a hidden corner placed by the grid check (session 21)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 # a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
 # validation renders such grids were mostly half a spacing or more off (read, every stone
@@ -643,6 +644,10 @@ def _learned(
         # no peaks on the board at all (heavy blur, a washed-out board, a low camera): the
         # corner network started a margin inside each board outline found from its colour
         found = board_net.from_outlines(small, lab, sizes, judge, outlines)
+    if found is None and LOOK_CHECKED:
+        # three sure corners whose fourth the board's lines could not place (a full or
+        # blurred board shows few): the grid check asked of its every place nearby
+        found = board_net.checked_hidden(small, lab, sizes, judge, proposals, maps)
     return found
 
 

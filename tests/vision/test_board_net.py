@@ -875,3 +875,54 @@ def test_a_board_with_its_hidden_corner_a_line_off_is_found_by_its_lines(
     monkeypatch.setattr(board_net, "place_hidden", lambda _s, _b, quad, _n: quad)
     before = find_board(case.image, size=19)
     assert corner_error(before.corners, case.corners, 19) > 0.5
+
+
+def test_a_hidden_corner_goes_where_the_grid_check_is_surest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stand-in grid check, surest of the grid whose bottom-right corner is at the true one
+    and less sure the further it is: the corner guessed 3 and 2.5 spacings off goes to within
+    a sixth of a spacing of it, the other three held, with the check's word there; with no
+    check at all the grid stays and the word is -1."""
+    truth, h = _TILTED, homography(_TILTED, 19)
+    step = float(np.linalg.norm(truth[1] - truth[0])) / 18
+    guess = truth.copy()
+    guess[2] = project(h, np.array([[21.0, 20.5]]))[0]
+
+    def stand_in(_levels: object, grids: list[tuple[Corners, int]]) -> list[float]:
+        return [float(np.exp(-np.linalg.norm(q[2] - truth[2]) / step)) for q, _n in grids]
+
+    monkeypatch.setattr(grid_check, "check", stand_in)
+    image = _grid_image(truth, 19)
+    out, said = board_net.checked_corner(board_net.pyramid(image), guess, 19, 2)
+    assert corner_error(out, truth, 19) <= 1 / 6
+    assert np.array_equal(out[[0, 1, 3]], guess[[0, 1, 3]])
+    assert said > 0.85
+    monkeypatch.setattr(grid_check, "check", lambda _levels, _grids: None)
+    out, said = board_net.checked_corner(board_net.pyramid(image), guess, 19, 2)
+    np.testing.assert_array_equal(out, guess)
+    assert said == -1.0
+
+
+def test_a_full_blurred_board_with_a_corner_under_a_hand_is_found_by_the_grid_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 520113 motion-blurred (a full 19 x 19 board, a wrist over the top-right
+    corner; tuned on): the corner network is sure of three corners, but the board's lines,
+    hidden by the stones and the blur, put the fourth over a spacing off, so the finder found
+    no board. The grid check places it (within a quarter spacing); without that step, or with
+    the check's bar out of reach, "no board"."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([520_113], ["motion"])
+    assert case.corners is not None and case.size == 19 and "motion" in case.set
+    found = find_board(case.image, size=19)
+    assert corner_error(found.corners, case.corners, 19) <= 0.25
+    monkeypatch.setattr(board_net, "CHECK_KEEP", 1.01)
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=19)
+    monkeypatch.undo()
+    monkeypatch.setattr(fbm, "LOOK_CHECKED", False)
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=19)
