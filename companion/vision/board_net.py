@@ -108,6 +108,11 @@ FINISH_REACH = 1.0  # spacings: how far :func:`place_hidden` looks for a lone un
 # The hidden corner placed by the grid check (:func:`checked_hidden`; session 21):
 CHECKED_REACH = 4.0  # spacings: how far :func:`checked_corner` looks, each way
 CHECKED_STEP = 1.0  # spacings: its coarse step (then a quarter of it, round the best)
+#: How sure the check must be of a grid whose fourth corner it placed: higher than
+#: :data:`CHECK_KEEP`, the bar for one grid, since the best of a hundred placements is kept
+#: (at 0.95 it made up a 9 x 9 board on a plain board-coloured patch, tuning scene 500047 with
+#: its board inpainted away: 0.97-0.985; the validation boards it found: 0.9956 and up)
+CHECKED_KEEP = 0.995
 _INWARD = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float64)  # TL TR BR BL
 
 
@@ -984,8 +989,8 @@ def checked_hidden(
     find: (score, corners in ``small``, size) or None. The same seeds as :func:`hidden`; where
     the corner network is sure of exactly three corners, the fourth goes where the grid check
     is surest (:func:`checked_corner`), the network places the corners it is then sure of, and
-    the grid is kept when the check is at least :data:`CHECK_KEEP` sure of it, ``judge``'s
-    evidence is at least :data:`CHECK_LEAST` (the check's own bars where it vouches for a
+    the grid is kept when the check is at least :data:`CHECKED_KEEP` sure of it, ``judge``'s
+    evidence is at least :data:`CHECK_LEAST` (the check's least, as where it vouches for a
     rescued grid) and it is a square a camera can see (:data:`POLISH_SQUARE`); the grid the
     check is surest of wins. Why: on a full or blurred board the lines that
     :func:`fourth_corner` follows are hidden or drowned by the stones' own rows, and
@@ -996,14 +1001,14 @@ def checked_hidden(
     best: tuple[float, float, Corners, int] | None = None
     for quad, n, sure in _three_sure(levels, list(proposals) + completed(small, maps=maps), sizes):
         moved, said = checked_corner(levels, quad, n, int(np.flatnonzero(~sure)[0]))
-        if said < CHECK_KEEP:
+        if said < CHECKED_KEEP:
             continue
         ((steps, weights),) = refine_rounds(levels, [(moved, n)], rounds=POLISH_ROUNDS)
         again, now = _sure_corners(steps, weights, n)
         if again is not None and now.any():
             placed = np.where(now[:, None], again, moved)
             marks = grid_check.check(levels, [(placed, n)])
-            if marks and marks[0] >= CHECK_KEEP:
+            if marks and marks[0] >= CHECKED_KEEP:
                 moved, said = placed, marks[0]
         if not encloses_area(moved) or squareness(moved, small.shape) > POLISH_SQUARE:
             continue

@@ -539,7 +539,7 @@ def test_the_grid_check_keeps_a_right_grid_whose_evidence_fell_short(
     unasked = board_net.verdicts(small, lab, (19,), bare)
     assert unasked and all(v.check is None and v.why != "kept" for v in unasked)
     # a check short of its bar keeps nothing the evidence did not
-    monkeypatch.setattr(board_net, "CHECK_KEEP", 1.01)
+    monkeypatch.setattr(board_net, "CHECKED_KEEP", 1.01)
     assert "kept" not in {v.why for v in board_net.verdicts(small, lab, (19,), weak)}
     assert board_net.rescue(small, lab, (19,), weak) is None
     monkeypatch.undo()
@@ -919,7 +919,7 @@ def test_a_full_blurred_board_with_a_corner_under_a_hand_is_found_by_the_grid_ch
     assert case.corners is not None and case.size == 19 and "motion" in case.set
     found = find_board(case.image, size=19)
     assert corner_error(found.corners, case.corners, 19) <= 0.25
-    monkeypatch.setattr(board_net, "CHECK_KEEP", 1.01)
+    monkeypatch.setattr(board_net, "CHECKED_KEEP", 1.01)
     with pytest.raises(BoardNotFound):
         find_board(case.image, size=19)
     monkeypatch.undo()
