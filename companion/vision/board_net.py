@@ -995,8 +995,8 @@ def checked_hidden(
     check is surest of wins. Why: on a full or blurred board the lines that
     :func:`fourth_corner` follows are hidden or drowned by the stones' own rows, and
     :data:`HIDDEN_EVIDENCE`, a share over the grid's points, is out of reach with a hand over
-    a part of them; on validation scenes (tuned on) the hand scenes that found nothing mostly
-    had three corners sure and the fourth 1.3-6 spacings off."""
+    a part of them; on validation scenes (tuned on) 28 of the 39 finds with a hand that found
+    nothing had a seed with three corners sure, the fourth often 1.3-6 spacings off."""
     levels = pyramid(small)
     best: tuple[float, float, Corners, int] | None = None
     for quad, n, sure in _three_sure(levels, list(proposals) + completed(small, maps=maps), sizes):
