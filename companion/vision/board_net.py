@@ -866,6 +866,9 @@ def fourth_corner(
     return out
 
 
+ThreeSure = tuple[Corners, int, NDArray[np.bool_]]  # a grid, its size, its sure corners
+
+
 def hidden(
     small: Image,
     bh: NDArray[np.uint8],
@@ -875,9 +878,12 @@ def hidden(
     edges: Sequence[Corners] | None = None,
     proposals: Sequence[Corners] = (),
     maps: FrameMaps | None = None,
+    *,
+    three: Sequence[ThreeSure] | None = None,
 ) -> tuple[float, Corners, int] | None:
     """A board with one corner hidden (a hand or an arm over it), where the classic finder
-    and :func:`rescue` found none: (score, corners in ``small``, size) or None.
+    and :func:`rescue` found none: (score, corners in ``small``, size) or None. ``three``:
+    :func:`three_sure`'s answer for the same ``proposals``, when the caller has it.
 
     The proposer's four-peak decoding needs a peak at every corner; under a hand there is
     none. So: quads of three peaks completed to a parallelogram (:func:`completed`) and the
@@ -897,8 +903,9 @@ def hidden(
     resp = line_response(bh)
     all_sure: list[Corners] = []
     best: tuple[float, Corners, int] | None = None
-    seeds = list(proposals) + completed(small, maps=maps)
-    for start, n, sure in _three_sure(levels, seeds, sizes):
+    if three is None:
+        three = three_sure(small, sizes, proposals, maps)
+    for start, n, sure in three:
         quad, lost = start, False
         for _ in range(HIDDEN_ROUNDS):
             moved = fourth_corner(resp, quad, n, int(np.flatnonzero(~sure)[0]))
@@ -931,14 +938,21 @@ def hidden(
     return (rescue(small, lab, sizes, judge, edges, all_sure) if all_sure else None) or best
 
 
-def _three_sure(
-    levels: Sequence[Image], seeds: Sequence[Corners], sizes: Sequence[int]
-) -> list[tuple[Corners, int, NDArray[np.bool_]]]:
-    """Each seed and size refined by the corner network (:data:`POLISH_ROUNDS` rounds) where
-    it is sure of exactly three corners (:func:`_sure_corners`): (its answer, size, which
-    corners are sure), a grid that an earlier seed led to left out."""
+def three_sure(
+    small: Image,
+    sizes: Sequence[int],
+    proposals: Sequence[Corners] = (),
+    maps: FrameMaps | None = None,
+) -> list[ThreeSure]:
+    """The seeds of :func:`hidden` and :func:`checked_hidden` (the four-peak ``proposals`` and
+    :func:`completed`'s quads), each refined for each size by the corner network
+    (:data:`POLISH_ROUNDS` rounds), where it is sure of exactly three corners
+    (:func:`_sure_corners`): (its answer, size, which corners are sure), a grid that an
+    earlier seed led to left out. Made once per find and passed to both steps."""
+    seeds = list(proposals) + completed(small, maps=maps)
     pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
-    out: list[tuple[Corners, int, NDArray[np.bool_]]] = []
+    levels = pyramid(small)
+    out: list[ThreeSure] = []
     for (_seed, n), (steps, weights) in zip(
         pairs, refine_rounds(levels, pairs, rounds=POLISH_ROUNDS), strict=True
     ):
@@ -984,9 +998,12 @@ def checked_hidden(
     judge: Judge,
     proposals: Sequence[Corners] = (),
     maps: FrameMaps | None = None,
+    *,
+    three: Sequence[ThreeSure] | None = None,
 ) -> tuple[float, Corners, int] | None:
     """A board with one corner hidden that :func:`hidden` could not place, nor any other step
-    find: (score, corners in ``small``, size) or None. The same seeds as :func:`hidden`; where
+    find: (score, corners in ``small``, size) or None. The same seeds as :func:`hidden`
+    (``three``: :func:`three_sure`'s answer, when the caller has it); where
     the corner network is sure of exactly three corners, the fourth goes where the grid check
     is surest (:func:`checked_corner`), the network places the corners it is then sure of, and
     the grid is kept when the check is at least :data:`CHECKED_KEEP` sure of it, ``judge``'s
@@ -999,7 +1016,9 @@ def checked_hidden(
     nothing had a seed with three corners sure, the fourth often 1.3-6 spacings off."""
     levels = pyramid(small)
     best: tuple[float, float, Corners, int] | None = None
-    for quad, n, sure in _three_sure(levels, list(proposals) + completed(small, maps=maps), sizes):
+    if three is None:
+        three = three_sure(small, sizes, proposals, maps)
+    for quad, n, sure in three:
         moved, said = checked_corner(levels, quad, n, int(np.flatnonzero(~sure)[0]))
         if said < CHECKED_KEEP:
             continue

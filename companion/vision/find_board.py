@@ -636,10 +636,14 @@ def _learned(
         # a small board (its corner peaks blurred together in the proposer's whole-frame
         # view): the proposer again on crops round its mask, through the same two steps
         found = from_proposals(board_net.closer(small, maps=maps))
+    three: list[board_net.ThreeSure] | None = None  # made once for the two steps that use it
     if found is None and LOOK_HIDDEN:
         # a hand or an arm over a corner (no peak there): three sure corners, and the
         # fourth where the visible crossings put it
-        found = board_net.hidden(small, bh, lab, sizes, judge, outlines, proposals, maps)
+        three = board_net.three_sure(small, sizes, proposals, maps)
+        found = board_net.hidden(
+            small, bh, lab, sizes, judge, outlines, proposals, maps, three=three
+        )
     if found is None and LOOK_OUTLINES:
         # no peaks on the board at all (heavy blur, a washed-out board, a low camera): the
         # corner network started a margin inside each board outline found from its colour
@@ -647,7 +651,7 @@ def _learned(
     if found is None and LOOK_CHECKED:
         # three sure corners whose fourth the board's lines could not place (a full or
         # blurred board shows few): the grid check asked of its every place nearby
-        found = board_net.checked_hidden(small, lab, sizes, judge, proposals, maps)
+        found = board_net.checked_hidden(small, lab, sizes, judge, proposals, maps, three=three)
     return found
 
 
