@@ -57,7 +57,7 @@ from companion.vision.crossings import extends as _extends
 from companion.vision.crossings import refine as _refine
 from companion.vision.crossings import refined as _refined
 from companion.vision.crossings import shift_check as _shift_check
-from companion.vision.geometry import Corners, shrink
+from companion.vision.geometry import Corners, as_corners, shrink
 from companion.vision.lattice import (
     distance_map,
     fit_in_edge,
@@ -682,6 +682,18 @@ def _finish(
         corners = order_corners(board_net.polish(small, corners * scale, n, outlines) / scale)
     corners = order_corners(board_net.place_hidden(small, bh, corners * scale, n) / scale)
     return score, corners, n
+
+
+def snap(image: Image, corners: Corners, n: int) -> Corners:
+    """Corners placed by hand (a tap on a phone's screen lands a third of a spacing off on a
+    big photo), moved onto the grid's corners where the corner network is sure of them
+    (:func:`board_net.polish`, as for a found grid; its bars keep a far or unsure move out);
+    TL, TR, BR, BL as seen in the image."""
+    quad = order_corners(as_corners(corners))
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(h0, w0))
+    small = np.asarray(shrink(image, scale) if scale < 1 else image, dtype=np.uint8)
+    return order_corners(board_net.polish(small, quad * scale, n) / scale)
 
 
 def _refused(small: Image, quad: Corners, n: int) -> str:

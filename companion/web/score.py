@@ -4,10 +4,14 @@ Anyone on the table's network may read and count a photo (the page's CSRF token 
 so no other site can make the table work for it); saving to the archive needs the PIN.
 
 - ``POST /api/score/read``: the photo as the request body (at most :data:`MAX_PHOTO_BYTES`;
-  the pixel count is taken from the header before anything is decoded). Reading runs on the
-  worker of :class:`ScoreJobs`, never on the request thread: the answer is 202 with a job id,
-  and ``GET /api/score/jobs/<id>`` answers 202 until the reading is there. The photo is held
-  only until it is read; nothing is kept unless saved.
+  the pixel count is taken from the header before anything is decoded); ``?size=N`` the
+  board's size (or ``auto``), ``&corners=x1,y1,...,x4,y4`` the four corner points placed by
+  hand, as shares (0..1) of the photo's width and height, in any order (the size must be
+  given with them; each is moved onto the grid's corner where the corner network is sure of
+  it, :func:`companion.vision.find_board.snap`). Reading runs on the worker of
+  :class:`ScoreJobs`, never on the request thread: the answer is 202 with a job id, and
+  ``GET /api/score/jobs/<id>`` answers 202 until the reading is there. The photo is held only
+  until it is read; nothing is kept unless saved.
 - ``POST /api/score/count``: the board as corrected, the rules, komi and prisoners; without
   ``dead`` the estimate suggests dead stones (a job, as above), with it the count is made at
   once. The count is :func:`companion.table.photo_score.score_board`'s.
@@ -179,13 +183,24 @@ def decode(data: bytes) -> NDArray[np.uint8]:
     return bounded(decode_image(data, name="the photo"))
 
 
-def read(data: bytes, size: int | None) -> dict[str, Any]:
-    """Read the photo (on the worker): the board, where each point lies, the corners."""
+def read(
+    data: bytes, size: int | None, corners: NDArray[np.float64] | None = None
+) -> dict[str, Any]:
+    """Read the photo (on the worker): the board, where each point lies, the corners.
+    ``corners``: four points placed by hand, as shares of the photo's width and height (any
+    order), snapped to the grid's corners; without them the board is found."""
+    from companion.vision.find_board import snap
     from companion.vision.geometry import homography, project
     from companion.vision.pipeline import read_photo
 
     image = decode(data)
-    reading = read_photo(image, size=size)
+    given = None
+    if corners is not None:
+        if size is None:
+            raise ValueError("give the board's size with the corners: they do not tell it")
+        placed = corners * np.array([image.shape[1], image.shape[0]], np.float64)
+        given = snap(image, placed, size)
+    reading = read_photo(image, size=size, corners=given)
     n = reading.size
     rr, cc = np.mgrid[0:n, 0:n]
     grid = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
@@ -210,6 +225,27 @@ def _size_arg() -> int | None:
     if not text.isdigit() or not MIN_SIZE <= int(text) <= 25:
         raise ValueError(f"board size {text!r}: give {MIN_SIZE} to 25, or auto")
     return int(text)
+
+
+#: Characters of the ``corners`` argument: eight shares with a few decimals each.
+MAX_CORNERS_TEXT = 200
+
+
+def _corners_arg() -> NDArray[np.float64] | None:
+    """The corners placed by hand (``corners=x1,y1,...``: shares 0..1 of the photo's width
+    and height), or None when not given; ValueError says what is wrong."""
+    text = request.args.get("corners", "").strip()
+    if not text:
+        return None
+    if len(text) > MAX_CORNERS_TEXT:
+        raise ValueError("corners: too long (eight numbers, x and y of each corner)")
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError("corners: eight numbers, x and y of each corner") from None
+    if len(values) != 8 or not all(0.0 <= v <= 1.0 for v in values):  # NaN fails too
+        raise ValueError("corners: eight numbers from 0 to 1, shares of the photo's sides")
+    return np.array(values, np.float64).reshape(4, 2)
 
 
 def _csrf_refused() -> Response | None:
@@ -293,12 +329,15 @@ def read_photo_route() -> Response:
         return refused
     try:
         size = _size_arg()
+        corners = _corners_arg()
     except ValueError as exc:
         return refuse(400, str(exc))
+    if corners is not None and size is None:
+        return refuse(400, "give the board's size with the corners: they do not tell it")
     data = photo_bytes()
     if isinstance(data, Response):
         return data
-    return _queued(lambda: read(data, size))
+    return _queued(lambda: read(data, size, corners))
 
 
 @bp.get("/api/score/jobs/<key>")

@@ -647,3 +647,29 @@ def test_a_strip_or_a_thumbnail_is_no_board_not_a_traceback(shape: tuple[int, in
         find_board(image)
     with pytest.raises(BoardNotFound, match="too small or too narrow"):
         find_board(image, size=9)
+
+
+def test_corners_placed_by_hand_are_snapped_onto_the_grid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validation scene 520087 (13 x 13, tuned on): the finder gives "no board" (the grid check
+    refuses its grid), so the player taps the four corners, a fifth to a third of a spacing
+    off and in any order; :func:`snap` puts them back onto the grid's corners, TL first, and
+    the reader reads the board with them. Without the corner network the taps stand."""
+    from companion.vision.finder_eval import read_score, scene_cases
+    from companion.vision.geometry import spacing
+
+    (case,) = scene_cases([520_087], [])
+    assert case.corners is not None and case.rows is not None
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=13)
+    truth = np.asarray(case.corners, np.float64)
+    off = spacing(truth, 13) * np.array([(0.3, -0.2), (-0.25, 0.3), (0.2, 0.25), (-0.3, -0.3)])
+    taps = (truth + off)[[2, 0, 3, 1]]
+    snapped = find_board_module.snap(case.image, taps, 13)
+    assert corner_error(taps, truth, 13) > 0.4
+    assert float(np.linalg.norm(snapped - truth, axis=1).max()) / spacing(truth, 13) < 0.2
+    read = read_score(case.image, 13, case.rows, snapped, case.hidden)
+    assert read.right >= read.points - 2 and read.swaps == 0
+    monkeypatch.setattr(find_board_module.board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
+    assert np.allclose(find_board_module.snap(case.image, taps, 13), truth + off)

@@ -141,6 +141,49 @@ def test_a_photo_with_no_board_is_a_refusal_not_a_reading(client: FlaskClient) -
     assert status == 422 and not data["ok"] and "board" in data["error"]
 
 
+def test_corners_placed_by_hand_are_snapped_and_read(client: FlaskClient) -> None:
+    """The player's four taps (shares of the photo's sides, a fifth of a spacing off, in any
+    order) are snapped onto the grid and the board read with them, not found."""
+    rendered = render_board(FINISHED_9, seed=5, width=1200, height=900, tilt=10, rotate=3)
+    _, jpeg = cv2.imencode(".jpg", rendered.image)
+    truth = rendered.corners[0]
+    step = float(np.linalg.norm(truth[1] - truth[0])) / 8
+    taps = truth + step * np.array([(0.2, 0.15), (-0.2, 0.2), (0.15, -0.2), (-0.2, -0.15)])
+    shares = (taps / [1200, 900])[[3, 1, 0, 2]].ravel()
+    query = "/api/score/read?size=9&corners=" + ",".join(f"{v:.5f}" for v in shares)
+    status, read = answer(client, client.post(query, data=jpeg.tobytes(), headers=token(client)))
+    assert status == 200 and read["corners_from"] == "given"
+    assert read["rows"] == FINISHED_9
+    scale = read["image"][0] / 1200
+    placed = np.asarray(read["corners"], np.float64) / scale
+    assert float(np.linalg.norm(placed - truth, axis=1).max()) < 0.12 * step
+
+
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        ("size=9&corners=0.1,0.1,0.9,0.1,0.9,0.9", "eight numbers"),
+        ("size=9&corners=a,b,c,d,e,f,g,h", "eight numbers"),
+        ("size=9&corners=0.1,0.1,0.9,0.1,0.9,0.9,0.1,nan", "from 0 to 1"),
+        ("size=9&corners=0.1,0.1,0.9,0.1,0.9,1.5,0.1,0.9", "from 0 to 1"),
+        ("size=9&corners=" + ",".join(["0.5"] * 100), "too long"),
+        ("size=auto&corners=0.1,0.1,0.9,0.1,0.9,0.9,0.1,0.9", "size"),
+        ("corners=0.1,0.1,0.9,0.1,0.9,0.9,0.1,0.9", "size"),
+    ],
+)
+def test_junk_corners_get_a_reason_before_the_photo_is_read(
+    client: FlaskClient, query: str, why: str
+) -> None:
+    resp = client.post("/api/score/read?" + query, data=b"x", headers=token(client))
+    assert resp.status_code == 400 and why in resp.get_json()["error"]
+
+
+def test_corners_enclosing_nothing_are_a_refusal(client: FlaskClient, photo: bytes) -> None:
+    query = "/api/score/read?size=9&corners=0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5"
+    status, data = answer(client, client.post(query, data=photo, headers=token(client)))
+    assert status == 422 and "no area" in data["error"]
+
+
 @pytest.mark.parametrize(
     "body",
     [

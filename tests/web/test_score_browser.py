@@ -188,3 +188,57 @@ def test_every_unread_point_is_asked_for_before_the_count(
         assert page.is_disabled("#save")
     finally:
         context.close()
+
+
+def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
+    served: Any, browser: Any, tmp_path: Path
+) -> None:
+    """Validation scene 520087 (13 x 13, tuned on): the finder says "no board", so the player
+    taps the four corner points, roughly and in any order, chooses the size, and the board is
+    read with the corners snapped onto its grid."""
+    from companion.vision.finder_eval import scene_cases
+    from companion.vision.geometry import spacing
+
+    (case,) = scene_cases([520_087], [])
+    assert case.corners is not None and case.rows is not None
+    path = tmp_path / "scene.jpg"
+    cv2.imwrite(str(path), case.image)
+    h, w = case.image.shape[:2]
+    truth = np.asarray(case.corners, np.float64)
+    off = spacing(truth, 13) * np.array([(0.2, -0.15), (-0.15, 0.2), (0.15, 0.15), (-0.2, -0.2)])
+    taps = ((truth + off) / [w, h])[[2, 0, 3, 1]]
+    url, _ = served
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(url + "/score")
+        page.wait_for_selector("body[data-ready=score]", state="attached")
+        page.set_input_files("#photo", str(path))
+        page.wait_for_selector("#score-status >> text=No board was found", timeout=30000)
+        assert "no board found" in page.inner_text("#score-refusal")
+        page.click("#place")
+        assert "Tap the board's four corner points" in page.inner_text("#score-status")
+        page.locator("#preview").scroll_into_view_if_needed()
+        for i, (fx, fy) in enumerate(taps):
+            box = page.locator("#preview").bounding_box()
+            page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+            assert page.locator("#marks circle.tap").count() == i + 1
+        assert "choose the board's size" in page.inner_text("#score-status")
+        page.select_option("#size", "13")
+        page.wait_for_selector("#marks g.pt", timeout=30000)
+        assert page.locator("#marks g.pt").count() == 169
+        assert "placed by hand" in page.inner_text("#score-status")
+        truth_tokens = flat(list(case.rows))
+        read = tokens(page)
+        right = sum(a == b for a, b in zip(read, truth_tokens, strict=True))
+        assert right >= 167, f"{right} of 169 read right with the corners placed by hand"
+        page.screenshot(path=str(SHOTS / "score-phone-corners-by-hand.png"), full_page=True)
+        overflow = page.evaluate(
+            "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+        )
+        assert overflow <= 0
+    finally:
+        context.close()
+    assert not errors, errors

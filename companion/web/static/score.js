@@ -10,6 +10,9 @@ const state = {
   file: null, url: null, reading: null, tokens: [], original: [],
   mode: "none", // none | fix | dead | done
   count: null, dead: new Set(), dame: new Set(), busy: false,
+  // corners placed by hand: taps as shares of the photo's width and height while placing,
+  // then the four used for every read of this photo (until another photo or a new placing)
+  placing: false, taps: [], corners: null,
 };
 
 function say(text) { $("score-status").textContent = text; }
@@ -53,30 +56,73 @@ async function readPhoto() {
   state.busy = true;
   refuse("");
   $("reread").disabled = true;
+  $("place").disabled = true;
   say("Reading the photo…");
   try {
     const size = $("size").value;
-    const resp = await fetch("/api/score/read?size=" + encodeURIComponent(size), {
+    let query = "/api/score/read?size=" + encodeURIComponent(size);
+    if (state.corners) query += "&corners=" + state.corners.flat().map((v) => v.toFixed(5)).join(",");
+    const resp = await fetch(query, {
       method: "POST", credentials: "same-origin",
       headers: { "X-CSRF-Token": csrf(), "Content-Type": state.file.type || "application/octet-stream" },
       body: state.file,
     });
     const data = await waitFor(resp);
-    if (!data.ok) { say("The photo could not be read."); refuse(data.error); return; }
+    if (!data.ok) {
+      const lost = !state.corners && /no board found/.test(data.error || "");
+      say(lost ? "No board was found: choose its size, then Place the corners and tap its four corner points." : "The photo could not be read.");
+      refuse(data.error);
+      return;
+    }
     state.reading = data;
     state.tokens = data.tokens.slice();
     state.original = data.tokens.slice();
     state.count = null; state.dead = new Set(); state.dame = new Set();
     state.mode = "fix";
     $("size").value = [9, 13, 19].includes(data.size) ? String(data.size) : "auto";
-    say(`Read a ${data.size}x${data.size} board (corners ${data.corners_from === "found" ? "found on the photo" : data.corners_from}).`);
+    const from = data.corners_from === "found" ? "found on the photo" : data.corners_from === "given" ? "placed by hand" : data.corners_from;
+    say(`Read a ${data.size}x${data.size} board (corners ${from}).`);
     show();
   } catch (e) {
     say("The photo could not be sent."); refuse(String(e));
   } finally {
     state.busy = false;
     $("reread").disabled = !state.file;
+    $("place").disabled = !state.file;
   }
+}
+
+// ------------------------------------------------------------------ corners by hand
+// Where the finder found no board (or the wrong grid): the player taps the board's four
+// corner points on the whole photo; the table snaps them onto the grid and reads with them.
+function startPlacing() {
+  if (!state.file || state.busy) return;
+  state.placing = true; state.taps = []; state.corners = null;
+  state.reading = null; state.mode = "none"; state.count = null;
+  refuse("");
+  say("Tap the board's four corner points (the outermost crossings), in any order.");
+  show();
+}
+
+function placeTap(e) {
+  const img = $("preview"), box = img.getBoundingClientRect();
+  if (!box.width || !box.height) return;
+  const x = (e.clientX - box.left) / box.width, y = (e.clientY - box.top) / box.height;
+  if (x < 0 || x > 1 || y < 0 || y > 1) return;
+  state.taps.push([x, y]);
+  draw();
+  if (state.taps.length < 4) {
+    say(`Corner ${state.taps.length} of 4 placed: tap the next.`);
+    return;
+  }
+  state.placing = false;
+  state.corners = state.taps.slice();
+  if ($("size").value === "auto") {
+    say("Four corners placed: choose the board's size (the corners do not tell it).");
+    draw();
+    return;
+  }
+  readPhoto();
 }
 
 // ------------------------------------------------------------------ counting
@@ -201,7 +247,7 @@ function frame(spacing) {
 function draw() {
   const svg = $("marks"), rd = state.reading;
   svg.innerHTML = "";
-  if (!rd) { frame(0); return; }
+  if (!rd) { frame(0); drawTaps(); return; }
   const [w, h] = rd.image;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "none");
@@ -237,6 +283,20 @@ function draw() {
     if (t !== state.original[s]) g.append(el("circle", { class: "changed", cx: x, cy: y, r: r * 1.12, "stroke-width": sw }));
     g.append(el("circle", { class: "hit", cx: x, cy: y, r: spacing / 2 }));
     svg.append(g);
+  });
+}
+
+// The corners tapped so far, over the whole photo (no reading yet to frame it by).
+function drawTaps() {
+  const svg = $("marks"), img = $("preview");
+  const taps = state.placing ? state.taps : state.corners || [];
+  svg.classList.toggle("placing", state.placing);
+  if (!taps.length || !img.naturalWidth) return;
+  const w = img.naturalWidth, h = img.naturalHeight, r = Math.max(w, h) * 0.012;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("preserveAspectRatio", "none");
+  taps.forEach(([x, y], i) => {
+    svg.append(el("circle", { class: "tap", cx: x * w, cy: y * h, r, "stroke-width": r * 0.3, "data-tap": i }));
   });
 }
 
@@ -311,6 +371,7 @@ function photoChosen() {
   state.file = file;
   state.url = URL.createObjectURL(file);
   state.reading = null; state.mode = "none"; state.count = null;
+  state.placing = false; state.taps = []; state.corners = null;
   $("preview").src = state.url;
   $("saved-note").hidden = true;
   show();
@@ -320,7 +381,8 @@ $("photo").addEventListener("change", photoChosen);
 if ($("photo").files.length) photoChosen();
 document.body.dataset.ready = "score";
 $("reread").addEventListener("click", readPhoto);
-$("size").addEventListener("change", () => { if (state.file) readPhoto(); });
+$("place").addEventListener("click", startPlacing);
+$("size").addEventListener("change", () => { if (state.file && !state.placing) readPhoto(); });
 for (const id of ["rules", "komi", "prisoners-b", "prisoners-w"]) {
   $(id).addEventListener("change", () => {
     if (state.count && state.mode !== "fix") { state.mode = "dead"; recount(); }
@@ -330,6 +392,7 @@ $("count").addEventListener("click", suggest);
 $("confirm").addEventListener("click", () => { state.mode = "done"; say("Confirmed: this is the count."); show(); });
 $("save").addEventListener("click", save);
 $("marks").addEventListener("click", (e) => {
+  if (state.placing) { placeTap(e); return; }
   const g = e.target.closest("[data-spot]");
   if (g) tap(Number(g.dataset.spot));
 });
