@@ -541,14 +541,17 @@ def evidence(dist: NDArray[np.float32], bh: NDArray[np.uint8], quad: Corners, n:
     return standout(dist, quad, n) + lines + share
 
 
+def _working_copy(image: Image) -> tuple[Image, float]:
+    """``image`` shrunk to :data:`WORK_SIDE` pixels on its longer side (never enlarged), and
+    the scale from ``image`` to it."""
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(h0, w0))
+    return np.asarray(shrink(image, scale) if scale < 1 else image, dtype=np.uint8), scale
+
+
 def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
     """The search behind :func:`find_board`: (score, corners in input pixels, size)."""
-    h0, w0 = image.shape[:2]
-    scale = WORK_SIDE / max(h0, w0)
-    small = shrink(image, scale) if scale < 1 else image
-    if scale >= 1:
-        scale = 1.0
-    small = np.asarray(small, dtype=np.uint8)
+    small, scale = _working_copy(image)
     gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     kernel = max(5, round(float(min(gray.shape) / 60)) | 1)
     bh, masks = line_masks(gray, kernel)
@@ -690,9 +693,7 @@ def snap(image: Image, corners: Corners, n: int) -> Corners:
     (:func:`board_net.polish`, as for a found grid; its bars keep a far or unsure move out);
     TL, TR, BR, BL as seen in the image."""
     quad = order_corners(as_corners(corners))
-    h0, w0 = image.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h0, w0))
-    small = np.asarray(shrink(image, scale) if scale < 1 else image, dtype=np.uint8)
+    small, scale = _working_copy(image)
     return order_corners(board_net.polish(small, quad * scale, n) / scale)
 
 

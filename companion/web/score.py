@@ -197,7 +197,7 @@ def read(
     given = None
     if corners is not None:
         if size is None:
-            raise ValueError("give the board's size with the corners: they do not tell it")
+            raise ValueError(NO_SIZE)
         placed = corners * np.array([image.shape[1], image.shape[0]], np.float64)
         given = snap(image, placed, size)
     reading = read_photo(image, size=size, corners=given)
@@ -226,6 +226,9 @@ def _size_arg() -> int | None:
         raise ValueError(f"board size {text!r}: give {MIN_SIZE} to 25, or auto")
     return int(text)
 
+
+#: Why corners alone cannot be read: the size of the grid between them is not in the photo.
+NO_SIZE = "give the board's size with the corners: they do not tell it"
 
 #: Characters of the ``corners`` argument: eight shares with a few decimals each.
 MAX_CORNERS_TEXT = 200
@@ -333,7 +336,7 @@ def read_photo_route() -> Response:
     except ValueError as exc:
         return refuse(400, str(exc))
     if corners is not None and size is None:
-        return refuse(400, "give the board's size with the corners: they do not tell it")
+        return refuse(400, NO_SIZE)
     data = photo_bytes()
     if isinstance(data, Response):
         return data
