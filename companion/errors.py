@@ -63,7 +63,25 @@ class VisionError(CompanionError, RuntimeError):
 
 
 class BoardNotFound(VisionError):
-    """No board could be located in the image."""
+    """No board could be located in the image.
+
+    ``suggested``: where the finder had a grid but the grid check refused it, that grid's
+    corners (TL, TR, BR, BL, in the image's pixels) and ``suggested_size`` its size, for a
+    person to look at and confirm or correct: a refused grid is never read as if found, but
+    the check also refuses some true grids (a crowded board seen from low down), and showing
+    one costs a glance where placing four corners by hand costs four taps.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        suggested: Sequence[tuple[float, float]] | None = None,
+        suggested_size: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.suggested = None if suggested is None else tuple(suggested)
+        self.suggested_size = suggested_size
 
 
 class CalibrationError(CompanionError, ValueError):

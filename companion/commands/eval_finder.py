@@ -182,7 +182,13 @@ def command(
         out = {"size_given": size_given, "sets": lines, "factors": by_factor, "speed_12mp": timing}
         if verbose:
             out["misses"] = [
-                {"set": o.case_set, "name": o.name, "error": o.error, "note": o.note}
+                {
+                    "set": o.case_set,
+                    "name": o.name,
+                    "error": o.error,
+                    "note": o.note,
+                    "offered": None if o.suggested is None else min(o.suggested, 99.0),
+                }
                 for o in outcomes
                 if not o.found
             ]
@@ -211,6 +217,7 @@ def command(
             f"{float(ln['median_ms']):>8.0f}{float(ln['max_ms']):>8.0f}"  # type: ignore[arg-type]
         )
     _echo_reads(lines)
+    _echo_offered(lines)
     _echo_factors(by_factor)
     if timing is not None:
         click.echo(
@@ -255,6 +262,11 @@ def _figures(name: str, os_: Sequence[Outcome]) -> dict[str, object]:
         "found_old": old if judged_old else None,
         # a board given that is not the right one (the other misses are "no board")
         "given_wrong": sum(o.given and not o.found for o in os_),
+        # "no board" answers, those that offered the refused grid to look at (with truth
+        # corners), and those whose offered grid was right (within a quarter spacing)
+        "no_board": sum(not o.given for o in os_),
+        "offered": sum(o.suggested is not None for o in os_),
+        "offered_right": sum(o.suggested is not None and o.suggested <= 0.25 for o in os_),
         "size_right": sum(o.size_right for o in os_),
         "median_ms": 1000 * statistics.median(times),
         "max_ms": 1000 * max(times),
@@ -315,6 +327,20 @@ def _echo_reads(lines: Sequence[dict[str, object]]) -> None:
         click.echo(
             f"{ln['set']:<34}{ln['read']:>6}{ln['read_ok']:>8}{pct[0]:>7.2f}%{pct[1]:>7.2f}%"
             f"{pct[2]:>6.2f}%{ln['swaps']:>6}"
+        )
+
+
+def _echo_offered(lines: Sequence[dict[str, object]]) -> None:
+    """Per set with truth corners: the "no board" answers that came with the grid the check
+    refused, and how many of those grids were right (what /score offers to confirm)."""
+    rows = [ln for ln in lines if ln["offered"]]
+    if not rows:
+        return
+    click.echo('"no board" with the refused grid offered (right: within 1/4 spacing):')
+    for ln in rows:
+        click.echo(
+            f"  {ln['set']:<32} no board {ln['no_board']}, offered {ln['offered']}, "
+            f"right {ln['offered_right']}"
         )
 
 

@@ -7,7 +7,7 @@ import json
 import click
 
 from companion.commands._options import StoneModel, model_option, net_reader, reader_option
-from companion.errors import CompanionError
+from companion.errors import BoardNotFound, CompanionError
 
 #: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
 MAX_CORNER = 100_000.0
@@ -128,6 +128,15 @@ def command(
 
 
 def _named(photo: str, exc: Exception) -> str:
-    """The error's message, led by the photo's name unless it already names a file."""
+    """The error's message, led by the photo's name unless it already names a file; for a
+    grid the check refused, that grid as options to give back once it is seen to be right
+    (the check refuses some true grids: a crowded board seen from low down)."""
     message = str(exc)
-    return message if message.startswith(str(photo)) else f"{photo}: {message}"
+    named = message if message.startswith(str(photo)) else f"{photo}: {message}"
+    if isinstance(exc, BoardNotFound) and exc.suggested is not None:
+        corners = ",".join(f"{v:.1f}" for point in exc.suggested for v in point)
+        named += (
+            "\nthe grid it refused (the /score page draws it over the photo); if it lies on"
+            f" the board's lines, read with --size {exc.suggested_size} --corners {corners}"
+        )
+    return named

@@ -602,16 +602,21 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
     score, corners, n = _finish(image, small, scale, found, outlines, bh)
-    refused = _refused(small, corners * scale, n)
+    refused, sure = _refused(small, corners * scale, n)
     if refused and not learned:
         # the grid check is sure the classic finder's grid is off: the learned path gets its
         # turn, as if no grid had been found, and its grid must pass the check too
         again = _learned(small, bh, sizes, outlines)
         if again is not None:
+            first = refused, sure, corners, n
             score, corners, n = _finish(image, small, scale, again, outlines, bh)
-            refused = _refused(small, corners * scale, n)
+            refused, sure = _refused(small, corners * scale, n)
+            if refused and first[1] > sure:  # the surer of the two refused grids is offered
+                refused, sure, corners, n = first
     if refused:
-        raise BoardNotFound(refused)
+        raise BoardNotFound(
+            refused, suggested=[(float(x), float(y)) for x, y in corners], suggested_size=n
+        )
     return score, corners, n
 
 
@@ -697,19 +702,20 @@ def snap(image: Image, corners: Corners, n: int) -> Corners:
     return order_corners(board_net.polish(small, quad * scale, n) / scale)
 
 
-def _refused(small: Image, quad: Corners, n: int) -> str:
-    """Why the final grid ``quad`` (working pixels) is no board, or "" when it stands: the
-    grid check (without its weights: no opinion) is sure it is not on the board's lines. A
-    board read a line off corrupts a record, while "no board" asks for another photo."""
+def _refused(small: Image, quad: Corners, n: int) -> tuple[str, float]:
+    """Why the final grid ``quad`` (working pixels) is no board, or "" when it stands, and
+    the check's sureness of it: the grid check (without its weights: no opinion) is sure it
+    is not on the board's lines. A board read a line off corrupts a record, while "no board"
+    asks for another photo (or a look at the refused grid: :class:`BoardNotFound`)."""
     if REFUSE_CHECK <= 0:
-        return ""
+        return "", 1.0
     sure = grid_check.check(board_net.pyramid(small), [(quad, n)])
     if sure is None or sure[0] >= REFUSE_CHECK:
-        return ""
+        return "", 1.0 if sure is None else float(sure[0])
     return (
         f"no board found in the image: the best grid found ({n}x{n}) does not lie on the"
         f" board's lines (grid check {sure[0]:.2f}); try another photo, or give the corners"
-    )
+    ), float(sure[0])
 
 
 def _seeded(

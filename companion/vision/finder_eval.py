@@ -25,6 +25,7 @@ itself a few tenths of a spacing off, so good finds on blurred copies counted as
 
 from __future__ import annotations
 
+import math
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -99,6 +100,10 @@ class Outcome:
     # whether the finder gave a board at all (not "no board"): a board given but not found
     # right is the miss that corrupts a record, where "no board" only asks for another photo
     given: bool = True
+    # for a "no board" that came with the refused grid (:class:`BoardNotFound`'s
+    # ``suggested``): that grid's worst corner distance in spacings where the truth is known
+    # (inf for the wrong size), so what a person is offered to confirm is measured too
+    suggested: float | None = None
 
 
 def alter(image: Image, kind: str, seed: int) -> Image:
@@ -432,7 +437,22 @@ def _evaluate_case(case: Case, *, size_given: bool, read_too: bool) -> Outcome:
         fb = find_board(case.image, size=case.size if size_given else None)
     except BoardNotFound as exc:
         seconds = time.perf_counter() - t0
-        return Outcome(case.set, case.name, False, False, None, seconds, str(exc), given=False)
+        offered = None
+        if exc.suggested is not None and case.corners is not None:
+            offered = math.inf
+            if exc.suggested_size == case.size:
+                offered = corner_error(np.array(exc.suggested), case.corners, case.size)
+        return Outcome(
+            case.set,
+            case.name,
+            False,
+            False,
+            None,
+            seconds,
+            str(exc),
+            given=False,
+            suggested=offered,
+        )
     seconds = time.perf_counter() - t0
     size_right = fb.size == case.size
     if not size_right:

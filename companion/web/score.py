@@ -10,8 +10,10 @@ so no other site can make the table work for it); saving to the archive needs th
   given with them; each is moved onto the grid's corner where the corner network is sure of
   it, :func:`companion.vision.find_board.snap`). Reading runs on the worker of
   :class:`ScoreJobs`, never on the request thread: the answer is 202 with a job id, and
-  ``GET /api/score/jobs/<id>`` answers 202 until the reading is there. The photo is held only
-  until it is read; nothing is kept unless saved.
+  ``GET /api/score/jobs/<id>`` answers 202 until the reading is there. Where no board is found
+  but the grid check refused a grid, the 422 answer carries it as ``suggested`` (size and
+  corners as shares) for the page to show and the player to take or not. The photo is held
+  only until it is read; nothing is kept unless saved.
 - ``POST /api/score/count``: the board as corrected, the rules, komi and prisoners; without
   ``dead`` the estimate suggests dead stones (a job, as above), with it the count is made at
   once. The count is :func:`companion.table.photo_score.score_board`'s.
@@ -35,7 +37,7 @@ import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 from numpy.typing import NDArray
 
-from companion.errors import CompanionError, JournalError, PhotoScoreError
+from companion.errors import BoardNotFound, CompanionError, JournalError, PhotoScoreError
 from companion.limits import parse_json
 from companion.scored import ScoredPositions, bounded, bounded_jpeg
 from companion.table.photo_score import (
@@ -107,8 +109,9 @@ class ScoreJobs:
 
 
 def _answer(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A job's answer: its result, or ``{"ok": False, "error": ...}`` for a refusal. A fault
-    of ours is logged and answered in words too: the page never waits on a dead job."""
+    """A job's answer: its result, or ``{"ok": False, "error": ...}`` for a refusal (raised,
+    or returned by ``work`` with more to say, such as a grid to suggest). A fault of ours is
+    logged and answered in words too: the page never waits on a dead job."""
     try:
         return {"ok": True, **work()}
     except (CompanionError, ValueError) as exc:
@@ -194,18 +197,43 @@ def read(
     from companion.vision.pipeline import read_photo
 
     image = decode(data)
+    h, w = image.shape[:2]
     given = None
     if corners is not None:
         if size is None:
             raise ValueError(NO_SIZE)
-        placed = corners * np.array([image.shape[1], image.shape[0]], np.float64)
+        placed = corners * np.array([w, h], np.float64)
         given = snap(image, placed, size)
-    reading = read_photo(image, size=size, corners=given)
+    try:
+        reading = read_photo(image, size=size, corners=given)
+    except BoardNotFound as exc:
+        if exc.suggested is None or exc.suggested_size is None:
+            raise
+        # the grid the check refused, for the player to look at: one tap takes it (as if its
+        # corners were placed by hand, so snapped and read), never read unasked
+        m = exc.suggested_size
+        ends = np.array(
+            [p for k in range(m) for p in ((0, k), (m - 1, k), (k, 0), (k, m - 1))], np.float64
+        )
+        drawn = project(homography(np.array(exc.suggested, np.float64), m), ends) / (w, h)
+        return {
+            "ok": False,
+            "error": str(exc),
+            "suggested": {
+                "size": m,
+                "corners": [[round(x / w, 5), round(y / h, 5)] for x, y in exc.suggested],
+                # each line of the grid, both ends as shares, for the page to draw
+                "lines": [
+                    [round(float(v), 5) for v in drawn[i : i + 2].ravel()]
+                    for i in range(0, len(drawn), 2)
+                ],
+            },
+            "image": [w, h],
+        }
     n = reading.size
     rr, cc = np.mgrid[0:n, 0:n]
     grid = np.stack([cc.ravel(), rr.ravel()], axis=1).astype(np.float64)
     points = project(homography(reading.corners, n), grid)
-    h, w = image.shape[:2]
     return {
         "size": n,
         "tokens": list(reading.observation.states),

@@ -118,6 +118,29 @@ def test_photo_without_a_board(tmp_path: Path) -> None:
     assert "no board" in res.output
 
 
+def test_a_refused_grid_is_printed_as_options_to_give_back(tmp_path: Path) -> None:
+    """Validation scene 520087 (13 x 13, tuned on): the grid check refuses the finder's grid,
+    which lies on the lines. ``read`` still exits 1 with no position, but prints the grid as
+    ``--size`` and ``--corners``; given back, they read the board."""
+    import re
+
+    from companion.vision.finder_eval import scene_cases
+
+    (case,) = scene_cases([520_087], [])
+    assert case.rows is not None
+    path = tmp_path / "scene.png"
+    cv2.imwrite(str(path), case.image)
+    res = CliRunner().invoke(main, ["read", str(path), "--size", "13"])
+    assert res.exit_code == 1 and "grid check" in res.output
+    found = re.search(r"--size (\d+) --corners ([-\d.,]+)", res.output)
+    assert found is not None and found.group(1) == "13"
+    res = CliRunner().invoke(main, ["read", str(path), "--size", "13", "--corners", found[2]])
+    assert res.exit_code == 0, res.output
+    truth = [t for row in case.rows for t in row.split()]
+    read = [t for row in res.output.splitlines() for t in row.split()]
+    assert sum(a == b for a, b in zip(read, truth, strict=True)) >= 167
+
+
 def test_bad_corners_and_bad_profile(
     board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
 ) -> None:

@@ -653,16 +653,20 @@ def test_corners_placed_by_hand_are_snapped_onto_the_grid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Validation scene 520087 (13 x 13, tuned on): the finder gives "no board" (the grid check
-    refuses its grid), so the player taps the four corners, a fifth to a third of a spacing
-    off and in any order; :func:`snap` puts them back onto the grid's corners, TL first, and
-    the reader reads the board with them. Without the corner network the taps stand."""
+    refuses its grid, though that grid is on the lines: the refusal offers it, for a person
+    to look at, and does not read it), so the player taps the four corners, a fifth to a
+    third of a spacing off and in any order; :func:`snap` puts them back onto the grid's
+    corners, TL first, and the reader reads the board with them. Without the corner network
+    the taps stand."""
     from companion.vision.finder_eval import read_score, scene_cases
     from companion.vision.geometry import spacing
 
     (case,) = scene_cases([520_087], [])
     assert case.corners is not None and case.rows is not None
-    with pytest.raises(BoardNotFound):
+    with pytest.raises(BoardNotFound, match="grid check") as refused:
         find_board(case.image, size=13)
+    assert refused.value.suggested is not None and refused.value.suggested_size == 13
+    assert corner_error(np.array(refused.value.suggested), case.corners, 13) < 0.1
     truth = np.asarray(case.corners, np.float64)
     off = spacing(truth, 13) * np.array([(0.3, -0.2), (-0.25, 0.3), (0.2, 0.25), (-0.3, -0.3)])
     taps = (truth + off)[[2, 0, 3, 1]]

@@ -128,6 +128,36 @@ def test_a_board_given_wrong_and_no_board_are_told_apart() -> None:
     assert not none.found and not none.given and "no board" in none.note
 
 
+def test_a_refused_grid_offered_with_no_board_is_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A "no board" that offers the grid the check refused: that grid's corner error is kept
+    (what /score asks a person to confirm), inf for the wrong size, None with nothing offered;
+    the case stays a miss either way."""
+    from companion.errors import BoardNotFound
+
+    photo = _gomrade("3/31.jpg")
+    image = load_image(photo.path)
+    truth = np.array(photo.corners, np.float64)
+    case = fe.Case("gomrade", "31", image, photo.size, truth)
+    offers = [
+        (_moved(truth, photo.size, 0.1, 0), photo.size),
+        (truth, photo.size + 4),
+        (None, None),
+    ]
+
+    def refuse(image: object, *, size: int | None = None) -> object:
+        corners, n = offers.pop(0)
+        offered = None if corners is None else [(float(x), float(y)) for x, y in corners]
+        raise BoardNotFound("no board found", suggested=offered, suggested_size=n)
+
+    monkeypatch.setattr(fe, "find_board", refuse)
+    near, wrong_size, bare = (fe.evaluate_case(case, size_given=True) for _ in range(3))
+    assert not near.found and not near.given
+    assert near.suggested is not None and abs(near.suggested - 0.1) < 0.01
+    assert wrong_size.suggested == np.inf and bare.suggested is None
+
+
 def test_eval_finder_lists_its_misses_in_json_when_asked(tmp_path: Path) -> None:
     """``-v --json``: every miss, with its error and why, so two runs compare case by case."""
     wrong = _gomrade("3/31.jpg").path.with_suffix(".txt").read_text().replace("W", "B")

@@ -159,6 +159,37 @@ def test_corners_placed_by_hand_are_snapped_and_read(client: FlaskClient) -> Non
     assert float(np.linalg.norm(placed - truth, axis=1).max()) < 0.12 * step
 
 
+def test_a_refused_grid_is_offered_and_taken_as_corners(client: FlaskClient) -> None:
+    """Validation scene 520087 (13 x 13, tuned on): the grid check refuses the finder's grid,
+    which lies on the lines. The refusal carries it (corners and every line as shares, to
+    draw), and sent back as corners placed by hand it reads the board."""
+    from companion.vision.finder_eval import corner_error, scene_cases
+
+    (case,) = scene_cases([520_087], [])
+    assert case.corners is not None and case.rows is not None
+    _, png = cv2.imencode(".png", case.image)
+    headers = token(client)
+    resp = client.post("/api/score/read?size=13", data=png.tobytes(), headers=headers)
+    status, data = answer(client, resp)
+    assert status == 422 and "grid check" in data["error"]
+    offered = data["suggested"]
+    assert offered["size"] == 13 and len(offered["lines"]) == 26
+    w, h = data["image"]
+    corners = np.asarray(offered["corners"], np.float64) * [w, h]
+    scale = w / case.image.shape[1]
+    assert corner_error(corners / scale, case.corners, 13) < 0.1
+    top = np.asarray(offered["lines"][0], np.float64).reshape(2, 2)  # row 0: TL to TR
+    assert np.allclose(top, np.asarray(offered["corners"])[:2], atol=1e-4)
+    query = "/api/score/read?size=13&corners=" + ",".join(
+        f"{v:.5f}" for v in np.ravel(offered["corners"])
+    )
+    status, read = answer(client, client.post(query, data=png.tobytes(), headers=headers))
+    assert status == 200 and read["corners_from"] == "given"
+    truth = [t for row in case.rows for t in row.split()]
+    right = sum(a == b for a, b in zip(read["tokens"], truth, strict=True))
+    assert right >= 167, f"{right} of 169 read right with the offered grid"
+
+
 @pytest.mark.parametrize(
     ("query", "why"),
     [

@@ -216,10 +216,13 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
         page.goto(url + "/score")
         page.wait_for_selector("body[data-ready=score]", state="attached")
         page.set_input_files("#photo", str(path))
-        page.wait_for_selector("#score-status >> text=No board was found", timeout=30000)
+        page.wait_for_selector("#score-status >> text=No board was", timeout=30000)
         assert "no board found" in page.inner_text("#score-refusal")
+        # the refused grid is offered; this player places the corners instead
+        assert page.locator("#marks g.suggested line").count() == 26
         page.click("#place")
         assert "Tap the board's four corner points" in page.inner_text("#score-status")
+        assert page.locator("#marks g.suggested").count() == 0 and page.is_hidden("#take")
         page.locator("#preview").scroll_into_view_if_needed()
         for i, (fx, fy) in enumerate(taps):
             box = page.locator("#preview").bounding_box()
@@ -235,6 +238,48 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
         right = sum(a == b for a, b in zip(read, truth_tokens, strict=True))
         assert right >= 167, f"{right} of 169 read right with the corners placed by hand"
         page.screenshot(path=str(SHOTS / "score-phone-corners-by-hand.png"), full_page=True)
+        overflow = page.evaluate(
+            "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+        )
+        assert overflow <= 0
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
+    served: tuple[str, TableSession], browser: Any, tmp_path: Path
+) -> None:
+    """Validation scene 520087 (13 x 13, tuned on): the grid check refuses the finder's grid,
+    though it lies on the board's lines. The page draws it over the photo and asks; one tap on
+    *Take this grid* reads the board with it (as corners placed by hand), on a phone."""
+    from companion.vision.finder_eval import scene_cases
+
+    (case,) = scene_cases([520_087], [])
+    assert case.rows is not None
+    path = tmp_path / "scene.jpg"
+    cv2.imwrite(str(path), case.image)
+    url, _ = served
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(url + "/score")
+        page.wait_for_selector("body[data-ready=score]", state="attached")
+        page.set_input_files("#photo", str(path))
+        page.wait_for_selector("#score-status >> text=No board was sure", timeout=30000)
+        assert "13x13 grid drawn on the photo" in page.inner_text("#score-status")
+        assert page.locator("#marks g.suggested line").count() == 26
+        page.screenshot(path=str(SHOTS / "score-phone-grid-offered.png"), full_page=True)
+        page.click("#take")
+        page.wait_for_selector("#marks g.pt", timeout=30000)
+        assert page.locator("#marks g.pt").count() == 169
+        assert page.input_value("#size") == "13" and page.is_hidden("#take")
+        assert "placed by hand" in page.inner_text("#score-status")
+        read = tokens(page)
+        right = sum(a == b for a, b in zip(read, flat(list(case.rows)), strict=True))
+        assert right >= 167, f"{right} of 169 read right with the offered grid"
         overflow = page.evaluate(
             "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
         )

@@ -13,6 +13,9 @@ const state = {
   // corners placed by hand: taps as shares of the photo's width and height while placing,
   // then the four used for every read of this photo (until another photo or a new placing)
   placing: false, taps: [], corners: null,
+  // where no board was found but the grid check refused a grid: that grid ({size, corners,
+  // lines} as shares), drawn over the photo for the player to take or not
+  suggested: null,
 };
 
 function say(text) { $("score-status").textContent = text; }
@@ -70,10 +73,19 @@ async function readPhoto() {
     const data = await waitFor(resp);
     if (!data.ok) {
       const lost = !state.corners && /no board found/.test(data.error || "");
-      say(lost ? "No board was found: choose its size, then Place the corners and tap its four corner points." : "The photo could not be read.");
+      state.suggested = lost && data.suggested ? data.suggested : null;
+      if (state.suggested) {
+        const n = state.suggested.size;
+        say(`No board was sure. Is the ${n}x${n} grid drawn on the photo on the board's lines? ` +
+          "Take it if so, else choose the size and Place the corners.");
+      } else {
+        say(lost ? "No board was found: choose its size, then Place the corners and tap its four corner points." : "The photo could not be read.");
+      }
       refuse(data.error);
+      show();
       return;
     }
+    state.suggested = null;
     state.reading = data;
     state.tokens = data.tokens.slice();
     state.original = data.tokens.slice();
@@ -92,12 +104,27 @@ async function readPhoto() {
   }
 }
 
+// ------------------------------------------------------------------ the grid suggested
+// The grid the table refused, taken by the player: read as if its corners were tapped.
+function takeSuggested() {
+  const sg = state.suggested;
+  if (!sg || state.busy) return;
+  state.corners = sg.corners.map((c) => c.slice());
+  state.suggested = null;
+  const size = $("size");
+  if (![...size.options].some((o) => o.value === String(sg.size))) {
+    size.append(new Option(`${sg.size}x${sg.size}`, String(sg.size)));
+  }
+  size.value = String(sg.size);
+  readPhoto();
+}
+
 // ------------------------------------------------------------------ corners by hand
 // Where the finder found no board (or the wrong grid): the player taps the board's four
 // corner points on the whole photo; the table snaps them onto the grid and reads with them.
 function startPlacing() {
   if (!state.file || state.busy) return;
-  state.placing = true; state.taps = []; state.corners = null;
+  state.placing = true; state.taps = []; state.corners = null; state.suggested = null;
   state.reading = null; state.mode = "none"; state.count = null;
   refuse("");
   say("Tap the board's four corner points (the outermost crossings), in any order.");
@@ -227,8 +254,12 @@ function frame(spacing) {
     }
     return;
   }
-  const [w, h] = rd.image, xs = rd.points.map((p) => p[0]), ys = rd.points.map((p) => p[1]);
-  const m = spacing * 1.2;
+  crop(rd.image, rd.points.map((p) => p[0]), rd.points.map((p) => p[1]), spacing * 1.2);
+}
+
+// The photo ([w, h] pixels) cropped to the points xs, ys and a margin m, on one screen.
+function crop([w, h], xs, ys, m) {
+  const wrap = $("photo-wrap"), img = $("preview"), svg = $("marks");
   const x0 = Math.max(0, Math.min(...xs) - m), x1 = Math.min(w, Math.max(...xs) + m);
   const y0 = Math.max(0, Math.min(...ys) - m), y1 = Math.min(h, Math.max(...ys) + m);
   const bw = Math.max(1, x1 - x0), bh = Math.max(1, y1 - y0);
@@ -286,15 +317,29 @@ function draw() {
   });
 }
 
-// The corners tapped so far, over the whole photo (no reading yet to frame it by).
+// The corners tapped so far, or the grid suggested, over the whole photo (no reading yet to
+// frame it by).
 function drawTaps() {
   const svg = $("marks"), img = $("preview");
   const taps = state.placing ? state.taps : state.corners || [];
+  const sg = state.placing ? null : state.suggested;
   svg.classList.toggle("placing", state.placing);
-  if (!taps.length || !img.naturalWidth) return;
+  if ((!taps.length && !sg) || !img.naturalWidth) return;
   const w = img.naturalWidth, h = img.naturalHeight, r = Math.max(w, h) * 0.012;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "none");
+  if (sg) {
+    // cropped to the grid offered, as a reading is, so its lines can be judged on a phone
+    const xs = sg.lines.flatMap(([x1, , x2]) => [x1 * w, x2 * w]);
+    const ys = sg.lines.flatMap(([, y1, , y2]) => [y1 * h, y2 * h]);
+    const m = (Math.max(...xs) - Math.min(...xs) + Math.max(...ys) - Math.min(...ys)) / (sg.size - 1) / 2 * 1.5;
+    crop([w, h], xs, ys, m);
+    const g = el("g", { class: "suggested", "data-size": sg.size });
+    for (const [x1, y1, x2, y2] of sg.lines) {
+      g.append(el("line", { x1: x1 * w, y1: y1 * h, x2: x2 * w, y2: y2 * h, "stroke-width": m / 1.5 * 0.08 }));
+    }
+    svg.append(g);
+  }
   taps.forEach(([x, y], i) => {
     svg.append(el("circle", { class: "tap", cx: x * w, cy: y * h, r, "stroke-width": r * 0.3, "data-tap": i }));
   });
@@ -308,6 +353,9 @@ function names(spots) {
 function show() {
   const rd = state.reading;
   $("photo-wrap").hidden = !state.url;
+  const sg = state.suggested;
+  // a corner past the photo's edge cannot be taken as if tapped: then only Place the corners
+  $("take").hidden = !sg || !sg.corners.flat().every((v) => v >= 0 && v <= 1);
   $("steps").hidden = !rd;
   draw();
   if (!rd) return;
@@ -371,7 +419,7 @@ function photoChosen() {
   state.file = file;
   state.url = URL.createObjectURL(file);
   state.reading = null; state.mode = "none"; state.count = null;
-  state.placing = false; state.taps = []; state.corners = null;
+  state.placing = false; state.taps = []; state.corners = null; state.suggested = null;
   $("preview").src = state.url;
   $("saved-note").hidden = true;
   show();
@@ -382,6 +430,7 @@ if ($("photo").files.length) photoChosen();
 document.body.dataset.ready = "score";
 $("reread").addEventListener("click", readPhoto);
 $("place").addEventListener("click", startPlacing);
+$("take").addEventListener("click", takeSuggested);
 $("size").addEventListener("change", () => { if (state.file && !state.placing) readPhoto(); });
 for (const id of ["rules", "komi", "prisoners-b", "prisoners-w"]) {
   $(id).addEventListener("change", () => {
