@@ -15,10 +15,30 @@ import numpy as np
 from companion.errors import CalibrationError
 from companion.games.topology import from_spec
 from companion.vision.find_board import find_board, find_boards
-from companion.vision.geometry import as_corners
+from companion.vision.geometry import Corners, as_corners
 from companion.vision.profile import GridRegion, Profile, SpotRegion
 from companion.vision.read_stones import Image, Region, estimate_offset
 from companion.vision.stone_cues import CueMeter
+
+
+def find_corners(
+    image: Image, *, board: str = "19", layers: Sequence[int] | None = None
+) -> list[Corners]:
+    """Where the finder puts each seen layer's corner intersections (TL, TR, BR, BL), left to
+    right: what :func:`calibrate` uses when no corners are given, and where the calibration
+    page's handles start. Raises :class:`BoardNotFound` (with the refused grid as its
+    ``suggested``, where there was one) or :class:`CalibrationError` (a map, whose spots are
+    placed by hand, or a rectangular board)."""
+    topo = from_spec(board)
+    if topo.shape is None:
+        raise CalibrationError("a map's spots are placed by hand: there are no corners to find")
+    count, bh, bw = topo.shape
+    seen = list(range(count)) if layers is None else list(layers)
+    if bh != bw:
+        raise CalibrationError("finding a rectangular board is not supported; give corners")
+    if len(seen) > 1:
+        return [f.corners for f in find_boards(image, count=len(seen), size=bw)]
+    return [find_board(image, size=bw).corners]
 
 
 def calibrate(
@@ -58,13 +78,7 @@ def calibrate(
         if not seen or len(set(seen)) != len(seen) or not all(0 <= v < count for v in seen):
             raise CalibrationError(f"layers {seen} are not distinct layers of board {board}")
         if corners is None:
-            if bh != bw:
-                raise CalibrationError("finding a rectangular board is not supported; give corners")
-            quads = (
-                [f.corners for f in find_boards(image, count=len(seen), size=bw)]
-                if len(seen) > 1
-                else [find_board(image, size=bw).corners]
-            )
+            quads = find_corners(image, board=board, layers=seen)
         else:
             if len(corners) != len(seen):
                 raise CalibrationError(f"board {board} needs {len(seen)} set(s) of corners here")

@@ -1,8 +1,10 @@
 """The calibration page: place the board's corners (or a map's spots) on a camera still.
 
-``/calibrate`` draws the still (``/camera.jpg``) with handles; ``POST /api/calibration/preview``
-reads the board with the handles as placed (nothing saved) and ``POST /api/calibration`` saves
-them as the camera's profile. Both need the PIN and the CSRF token. The checking of what the
+``/calibrate`` draws the still (``/camera.jpg``) with handles, which start where the camera's
+profile has them or else where ``POST /api/calibration/find`` finds the board;
+``POST /api/calibration/preview`` reads the board with the handles as placed (nothing saved)
+and ``POST /api/calibration`` saves them as the camera's profile. All three need the PIN and
+the CSRF token. The checking of what the
 user placed is :mod:`companion.vision.calibration_geometry`.
 """
 
@@ -30,8 +32,7 @@ bp = Blueprint("calibration", __name__)
 @bp.get("/calibrate")
 def calibrate_page() -> str:
     camera = web().camera
-    started = web().table.state.started
-    spec = started.topology if started else getattr(camera, "board", "19")
+    spec = _board_spec()
     still = getattr(camera, "still", None)
     drawn = calibration_topology(spec)
     return render_template(
@@ -98,6 +99,44 @@ def _guard() -> Response | None:
     if web().camera is None:
         return refuse(409, "this table runs without a camera: there is nothing to calibrate")
     return None
+
+
+def _board_spec() -> str:
+    """The board the page calibrates for: the started game's, else the camera's."""
+    started = web().table.state.started
+    return started.topology if started else getattr(web().camera, "board", "19")
+
+
+@bp.post("/api/calibration/find")
+def find_on_still() -> Response:
+    """Where the finder puts the board's corners on the still (one quad per layer, picture
+    pixels), for the page's handles to start from. Where the grid check refused the grid it
+    found, the 422 answer carries that grid as ``suggested`` (the handles go there and the
+    player judges it); nothing is saved either way."""
+    from companion.errors import BoardNotFound
+    from companion.vision.make_profile import find_corners
+
+    refused = _guard()
+    if refused is not None:
+        return refused
+    still = getattr(web().camera, "still", None)
+    if still is None:
+        return refuse(409, "there is no camera picture yet: take a new still frame")
+    try:
+        quads = find_corners(still, board=_board_spec())
+    except BoardNotFound as exc:
+        if exc.suggested is None:
+            return refuse(422, str(exc))
+        resp = jsonify({"ok": False, "error": str(exc), "suggested": [_pixels(exc.suggested)]})
+        resp.status_code = 422
+        return resp
+    except (CompanionError, ValueError) as exc:
+        return refuse(400, f"cannot find the board: {exc}")
+    return jsonify({"ok": True, "regions": [_pixels(q) for q in quads]})
+
+
+def _pixels(quad: Any) -> list[list[float]]:
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
 
 
 @bp.post("/api/calibration/preview")

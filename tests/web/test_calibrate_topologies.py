@@ -155,6 +155,40 @@ def one_quad(body: dict[str, Any]) -> dict[str, Any]:
     return {"name": body["name"], "image": body["image"], "corners": body["regions"][0]["corners"]}
 
 
+def _off(found: Any, truth: np.ndarray, n: int) -> float:
+    """Worst corner distance of ``found`` from ``truth``, in grid spacings."""
+    step = float(np.linalg.norm(truth[1] - truth[0])) / (n - 1)
+    return float(np.linalg.norm(np.asarray(found, np.float64) - truth, axis=1).max()) / step
+
+
+def test_the_handles_start_where_the_finder_finds_each_board(
+    tmp_path: Path, pair: Rendered
+) -> None:
+    """``/api/calibration/find`` (PIN): one quad per layer of the stacked pair, left to right,
+    each on its board's corners; on a still with no board, a refusal in words."""
+    client, camera = serve(tmp_path, "stacked", "2x9x9", pair.image)
+    assert client.post("/api/calibration/find", json={}).status_code == 403
+    headers = login(client)
+    found = client.post("/api/calibration/find", json={}, headers=headers).get_json()
+    assert found["ok"] and len(found["regions"]) == 2
+    for quad, truth in zip(found["regions"], pair.corners, strict=True):
+        assert _off(quad, np.asarray(truth, np.float64), 9) < 0.15
+    camera.still = np.full_like(pair.image, 128)
+    resp = client.post("/api/calibration/find", json={}, headers=headers)
+    assert resp.status_code == 422 and "no board" in resp.get_json()["error"]
+    camera.still = None
+    assert client.post("/api/calibration/find", json={}, headers=headers).status_code == 409
+
+
+def test_a_map_is_not_found_but_placed_by_hand(
+    tmp_path: Path, torus: tuple[Rendered, dict[str, list[float]]]
+) -> None:
+    client, _ = serve(tmp_path, "gobeyond", "torus-9", torus[0].image)
+    headers = login(client)
+    resp = client.post("/api/calibration/find", json={}, headers=headers)
+    assert resp.status_code == 400 and "placed by hand" in resp.get_json()["error"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -361,3 +395,58 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     truth = np.array([spots[k] for k in topo.ids])
     assert np.abs(placed - truth).max() < 3.0  # within a screen pixel or two of the truth
     assert profile.read(r.image).states == r.tokens
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_browser_starts_the_handles_where_the_board_is_found(
+    tmp_path: Path, serve: Callable[..., str]
+) -> None:
+    """In chromium, logged in, with no profile: the handles start on the board's corners the
+    finder found and the reader reads with them; on a still whose grid the check refuses
+    (validation scene 520087, 13 x 13, tuned on; that grid lies on the lines) they start on
+    the grid offered, with the doubt said, and the player can save it."""
+    from companion.vision.finder_eval import scene_cases
+
+    r = render_board(rows(TORUS), size=9, seed=7, tilt=20, rotate=8)
+    (scene,) = scene_cases([520_087], [])
+    assert scene.corners is not None
+    errors: list[str] = []
+    for board, image, truth, said in (
+        ("9", r.image, np.asarray(r.corners[0], np.float64), "Board found"),
+        ("13", scene.image, np.asarray(scene.corners, np.float64), "Not sure this is the board"),
+    ):
+        table = TableSession(Journal(tmp_path / f"j{board}.sqlite"))
+        table.start_game("chinese", board, players=("Ann", "Bob"))
+        camera = FrameInput("dir:nowhere", board=board)
+        camera.still = image
+        folder = tmp_path / f"calibration{board}"
+        app = create_app(table, pin=PIN, calibration_dir=folder, camera=camera)
+        url = serve(app, threads=4)
+        try:
+            with chromium() as browser:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(url + "/login")
+                page.fill("input[name=pin]", PIN)
+                page.click("button[type=submit]")
+                page.goto(url + "/calibrate")
+                result = page.locator("#calib-result")
+                result.locator(f"text={said}").wait_for(timeout=60000)
+                assert "the reader sees" in result.inner_text()
+                placed = [
+                    [float(h.get_attribute("cx") or "nan"), float(h.get_attribute("cy") or "nan")]
+                    for h in page.locator("circle.handle").all()
+                ]
+                assert _off(placed, truth, int(board)) < 0.2, placed
+                page.screenshot(path=str(shots_dir() / f"calibrate-found-{board}.png"))
+                page.fill("input[name=name]", f"found-{board}")
+                page.click("#calib-form button[type=submit]")
+                result.locator("text=saved").wait_for(timeout=10000)
+        finally:
+            table.journal.close()
+        profile = load_profile(folder / f"found-{board}.json")
+        (region,) = profile.regions
+        assert isinstance(region, GridRegion)
+        assert _off(region.corners, truth, int(board)) < 0.2
+    assert not errors, errors

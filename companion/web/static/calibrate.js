@@ -13,6 +13,7 @@ import * as companion from "./common.js";
   // maps: where the corners of the drawing's box land in the picture (a homography places
   // every spot), plus each spot's own fine-tuning in pixels
   let frame = [], nudges = [], box = [0, 0, 1, 1];
+  const findButton = document.getElementById("find");
 
   const lerp = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
   const r1 = (v) => Math.round(v * 10) / 10;
@@ -67,12 +68,18 @@ import * as companion from "./common.js";
     const [, h, w] = topo.shape;
     const [tl, tr, br, bl] = quad;
     let s = `<polygon class="body" data-kind="body" data-q="${layer}" points="${quad.map((p) => p.join(",")).join(" ")}"/>`;
+    // the lines through the quad's perspective (a camera's view of a square board), so the
+    // grid drawn lies on the board's lines wherever the handles are right; bilinear between
+    // the corners when the handles make no homography (all on one line)
+    const hg = homography([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], quad);
+    const at = (x, y) => hg ? apply(hg, [x, y])
+      : lerp(lerp(tl, tr, x / (w - 1)), lerp(bl, br, x / (w - 1)), y / (h - 1));
     for (let i = 0; i < w; i++) {
-      const t = i / (w - 1), a = lerp(tl, tr, t), b = lerp(bl, br, t);
+      const a = at(i, 0), b = at(i, h - 1);
       s += `<line x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"/>`;
     }
     for (let i = 0; i < h; i++) {
-      const t = i / (h - 1), c = lerp(tl, bl, t), d = lerp(tr, br, t);
+      const c = at(0, i), d = at(w - 1, i);
       s += `<line x1="${c[0]}" y1="${c[1]}" x2="${d[0]}" y2="${d[1]}"/>`;
     }
     if (topo.layers.length > 1) {
@@ -106,13 +113,35 @@ import * as companion from "./common.js";
     svg.innerHTML = s;
   }
 
-  // Where things start: the camera's profile for this board, else a guess in the middle.
+  // Where things start: the camera's profile for this board, else where the finder finds the
+  // board (a guess in the middle until it answers, or if it finds none).
   function init() {
     W = img.naturalWidth; H = img.naturalHeight;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     if (isMap) initMap(); else initGrid();
     draw();
-    if (companion.authed()) preview();
+    const saved = initial && (initial.regions || initial.spots);
+    if (!companion.authed()) return;
+    if (!isMap && !saved) findBoard(); else preview();
+  }
+  // The finder on this still: the handles go where it puts the corners, or onto the grid it
+  // found but doubts (the player judges that one by the lines drawn), then the reader reads.
+  async function findBoard() {
+    if (isMap) return;
+    const mine = ++asked;
+    say("Looking for the board…", false);
+    root.classList.add("reading");
+    if (findButton) findButton.disabled = true;
+    const data = await companion.post("/api/calibration/find", {});
+    if (findButton) findButton.disabled = false;
+    if (mine !== asked) return;  // the player moved a handle meanwhile: theirs stands
+    root.classList.remove("reading");
+    const got = data.ok ? data.regions : data.suggested;
+    if (!got || got.length !== quads.length) { say(data.error || "no board found: drag the handles onto its corners", true); return; }
+    quads = got.map((q) => q.map((p) => clamp([p[0], p[1]])));
+    draw();
+    await preview(data.ok ? "Board found: check that the grid lies on its lines. "
+      : "Not sure this is the board (" + data.error + "): if the grid does not lie on its lines, drag the handles. ");
   }
   function initGrid() {
     const n = topo.shape[0];
@@ -235,7 +264,7 @@ import * as companion from "./common.js";
     return "the reader sees " + parts.join("; ");
   }
   // What the reader sees with what is placed now, at once (stale answers are dropped).
-  async function preview() {
+  async function preview(note) {
     const mine = ++asked;
     root.classList.add("reading");
     const data = await companion.post("/api/calibration/preview", placed("preview"));
@@ -243,7 +272,7 @@ import * as companion from "./common.js";
     root.classList.remove("reading");
     if (!data.ok) { say(data.error, true); reads = []; draw(); return; }
     reads = data.points.map((p, i) => [p[0], p[1], data.states[i]]).filter((r) => r[2] !== ".");
-    say(summary(data.states), false);
+    say((typeof note === "string" ? note : "") + summary(data.states), false);
     draw();
   }
   // A new still frame: start over if its size changed, else read it with what is placed.
@@ -253,6 +282,7 @@ import * as companion from "./common.js";
   });
   if (img.complete && img.naturalWidth) init();
   document.getElementById("refresh").addEventListener("click", () => { img.src = "/camera.jpg?t=" + Date.now(); });
+  if (findButton) findButton.addEventListener("click", findBoard);
   document.getElementById("calib-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     clearTimeout(timer); asked++; root.classList.remove("reading");  // no read answer after this
