@@ -15,7 +15,7 @@ const state = {
   placing: false, taps: [], corners: null,
   // where no board was found but the grid check refused a grid: that grid ({size, corners,
   // lines} as shares), drawn over the photo for the player to take or not
-  suggested: null,
+  suggested: null, offered: false, // offered: the corners in use are the grid offered
 };
 
 function say(text) { $("score-status").textContent = text; }
@@ -92,7 +92,8 @@ async function readPhoto() {
     state.count = null; state.dead = new Set(); state.dame = new Set();
     state.mode = "fix";
     $("size").value = [9, 13, 19].includes(data.size) ? String(data.size) : "auto";
-    const from = data.corners_from === "found" ? "found on the photo" : data.corners_from === "given" ? "placed by hand" : data.corners_from;
+    const given = state.offered ? "from the grid offered" : "placed by hand";
+    const from = data.corners_from === "found" ? "found on the photo" : data.corners_from === "given" ? given : data.corners_from;
     say(`Read a ${data.size}x${data.size} board (corners ${from}).`);
     show();
   } catch (e) {
@@ -110,7 +111,7 @@ function takeSuggested() {
   const sg = state.suggested;
   if (!sg || state.busy) return;
   state.corners = sg.corners.map((c) => c.slice());
-  state.suggested = null;
+  state.suggested = null; state.offered = true;
   const size = $("size");
   if (![...size.options].some((o) => o.value === String(sg.size))) {
     size.append(new Option(`${sg.size}x${sg.size}`, String(sg.size)));
@@ -125,6 +126,7 @@ function takeSuggested() {
 function startPlacing() {
   if (!state.file || state.busy) return;
   state.placing = true; state.taps = []; state.corners = null; state.suggested = null;
+  state.offered = false;
   state.reading = null; state.mode = "none"; state.count = null;
   refuse("");
   say("Tap the board's four corner points (the outermost crossings), in any order.");
@@ -420,6 +422,7 @@ function photoChosen() {
   state.url = URL.createObjectURL(file);
   state.reading = null; state.mode = "none"; state.count = null;
   state.placing = false; state.taps = []; state.corners = null; state.suggested = null;
+  state.offered = false;
   $("preview").src = state.url;
   $("saved-note").hidden = true;
   show();
