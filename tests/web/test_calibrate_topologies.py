@@ -313,6 +313,16 @@ def test_a_grid_still_takes_four_corners() -> None:
 
 
 # ---------------------------------------------------------------------------------- browser
+def calibrate_logged_in(browser: Any, url: str, errors: list[str]) -> Any:
+    """A desktop page in ``browser``, logged in with the PIN, on ``/calibrate``; its script
+    errors go to ``errors``."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/login")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.goto(url + "/calibrate")
+    return page
 
 
 @pytest.mark.browser
@@ -337,12 +347,7 @@ def test_browser_fits_a_map_drags_a_spot_and_saves(
     errors: list[str] = []
     try:
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url + "/login")
-            page.fill("input[name=pin]", PIN)
-            page.click("button[type=submit]")
-            page.goto(url + "/calibrate")
+            page = calibrate_logged_in(browser, url, errors)
             assert page.locator("circle.spot").count() == len(topo)
             result = page.locator("#calib-result")
             result.locator("text=the reader sees").wait_for(timeout=5000)
@@ -425,12 +430,7 @@ def test_browser_starts_the_handles_where_the_board_is_found(
         url = serve(app, threads=4)
         try:
             with chromium() as browser:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                page.goto(url + "/login")
-                page.fill("input[name=pin]", PIN)
-                page.click("button[type=submit]")
-                page.goto(url + "/calibrate")
+                page = calibrate_logged_in(browser, url, errors)
                 result = page.locator("#calib-result")
                 result.locator(f"text={said}").wait_for(timeout=60000)
                 assert "the reader sees" in result.inner_text()

@@ -7,6 +7,7 @@ to look at."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,27 @@ def test_every_unread_point_is_asked_for_before_the_count(
         context.close()
 
 
+@contextmanager
+def refused_on_a_phone(url: str, browser: Any, image: np.ndarray, tmp_path: Path) -> Iterator[Any]:
+    """A phone-sized ``/score`` page that has read ``image`` (a board the finder refuses) and
+    said so; fails afterwards on any script error."""
+    path = tmp_path / "scene.jpg"
+    cv2.imwrite(str(path), image)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(url + "/score")
+        page.wait_for_selector("body[data-ready=score]", state="attached")
+        page.set_input_files("#photo", str(path))
+        page.wait_for_selector("#score-status >> text=No board was", timeout=30000)
+        yield page
+    finally:
+        context.close()
+    assert not errors, errors
+
+
 def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
     served: Any, browser: Any, tmp_path: Path
 ) -> None:
@@ -201,22 +223,11 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
 
     (case,) = scene_cases([520_087], [])
     assert case.corners is not None and case.rows is not None
-    path = tmp_path / "scene.jpg"
-    cv2.imwrite(str(path), case.image)
     h, w = case.image.shape[:2]
     truth = np.asarray(case.corners, np.float64)
     off = spacing(truth, 13) * np.array([(0.2, -0.15), (-0.15, 0.2), (0.15, 0.15), (-0.2, -0.2)])
     taps = ((truth + off) / [w, h])[[2, 0, 3, 1]]
-    url, _ = served
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(url + "/score")
-        page.wait_for_selector("body[data-ready=score]", state="attached")
-        page.set_input_files("#photo", str(path))
-        page.wait_for_selector("#score-status >> text=No board was", timeout=30000)
+    with refused_on_a_phone(served[0], browser, case.image, tmp_path) as page:
         assert "no board found" in page.inner_text("#score-refusal")
         # the refused grid is offered; this player places the corners instead
         assert page.locator("#marks g.suggested line").count() == 26
@@ -242,9 +253,6 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
             "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
         )
         assert overflow <= 0
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
@@ -257,18 +265,8 @@ def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
 
     (case,) = scene_cases([520_087], [])
     assert case.rows is not None
-    path = tmp_path / "scene.jpg"
-    cv2.imwrite(str(path), case.image)
-    url, _ = served
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(url + "/score")
-        page.wait_for_selector("body[data-ready=score]", state="attached")
-        page.set_input_files("#photo", str(path))
-        page.wait_for_selector("#score-status >> text=No board was sure", timeout=30000)
+    with refused_on_a_phone(served[0], browser, case.image, tmp_path) as page:
+        assert "No board was sure" in page.inner_text("#score-status")
         assert "13x13 grid drawn on the photo" in page.inner_text("#score-status")
         assert page.locator("#marks g.suggested line").count() == 26
         page.screenshot(path=str(SHOTS / "score-phone-grid-offered.png"), full_page=True)
@@ -284,6 +282,3 @@ def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
             "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
         )
         assert overflow <= 0
-    finally:
-        context.close()
-    assert not errors, errors
