@@ -4,8 +4,8 @@
 profile has them or else where ``POST /api/calibration/find`` finds the board;
 ``POST /api/calibration/preview`` reads the board with the handles as placed (nothing saved)
 and ``POST /api/calibration`` saves them as the camera's profile. All three need the PIN and
-the CSRF token. The checking of what the
-user placed is :mod:`companion.vision.calibration_geometry`.
+the CSRF token. The checking of what the user placed is
+:mod:`companion.vision.calibration_geometry`.
 """
 
 from __future__ import annotations
