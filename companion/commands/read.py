@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from companion.commands._options import StoneModel, model_option, net_reader, reader_option
 from companion.errors import BoardNotFound, CompanionError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from companion.vision.geometry import Corners
+    from companion.vision.read_stones import Image
 
 #: Corners are pixels: far beyond any frame, the reader's arithmetic overflows to NaN.
 MAX_CORNER = 100_000.0
@@ -29,6 +36,36 @@ def _corners(text: str | None) -> list[list[float]] | None:
             f"corners are pixel positions within +-{MAX_CORNER:g}", param_hint="--corners"
         )
     return [vals[i : i + 2] for i in range(0, 8, 2)]
+
+
+#: ``--snap``: rough corners (read off an image viewer, say) moved onto the grid's corners.
+snap_option = click.option(
+    "--snap",
+    is_flag=True,
+    help="Move each --corners point onto the grid's corner where the corner network is sure "
+    "of it (as the /score page does with taps); needs --size.",
+)
+
+
+def _snap_needs(snap: bool, quad: list[list[float]] | None, size: int | None) -> None:
+    """A ``--snap`` without the corners to move, or without the size, is a bad option."""
+    if snap and quad is None:
+        raise click.BadParameter("there are no --corners to snap", param_hint="--snap")
+    if snap and size is None:
+        raise click.BadParameter("give --size with it: corners do not tell it", param_hint="--snap")
+
+
+def _snapped(
+    image: Image, quad: list[list[float]] | None, size: int | None, snap: bool
+) -> Sequence[Sequence[float]] | Corners | None:
+    """``quad`` as given, or with ``snap`` moved onto the grid's corners in ``image``."""
+    if not snap or quad is None or size is None:
+        return quad
+    import numpy as np
+
+    from companion.vision.find_board import snap as snap_corners
+
+    return snap_corners(image, np.asarray(quad, np.float64), size)
 
 
 def _print_layers(profile: object, obs: object, as_json: bool) -> None:
@@ -74,6 +111,7 @@ def _print_layers(profile: object, obs: object, as_json: bool) -> None:
     type=click.Path(dir_okay=False),
     help="Calibration profile (calibration/*.json) for this camera and board.",
 )
+@snap_option
 @reader_option
 @model_option
 @click.option("--json", "as_json", is_flag=True, help="Also print confidences, corners and time.")
@@ -81,6 +119,7 @@ def command(
     photo: str,
     size: int | None,
     corners: str | None,
+    snap: bool,
     profile_path: str | None,
     stone_reader: str | None,
     stone_model: StoneModel | None,
@@ -98,6 +137,7 @@ def command(
     from companion.vision.read_stones import DEFAULT_READER
 
     quad = _corners(corners)
+    _snap_needs(snap, quad, size)
     stone_reader = net_reader(stone_reader, stone_model)
     model = stone_model.onnx if stone_model else None
     try:
@@ -116,7 +156,11 @@ def command(
             reading = profile.read_photo(image)
         else:
             reading = read_photo(
-                image, size=size, corners=quad, reader=stone_reader or DEFAULT_READER, model=model
+                image,
+                size=size,
+                corners=_snapped(image, quad, size, snap),
+                reader=stone_reader or DEFAULT_READER,
+                model=model,
             )
     except CompanionError as exc:
         raise click.ClickException(_named(photo, exc)) from None

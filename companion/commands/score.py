@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from companion.commands.read import snap_option
 from companion.errors import CompanionError
 from companion.table.photo_score import PHOTO_RULES, PhotoBoard, PhotoScore, score_board
 
@@ -82,6 +83,7 @@ def _pair(text: str | None) -> tuple[int, int] | None:
     metavar="x1,y1,...,x4,y4",
     help="Corner intersections TL,TR,BR,BL in pixels instead of finding the board.",
 )
+@snap_option
 @click.option(
     "--assume-empty",
     is_flag=True,
@@ -95,6 +97,7 @@ def command(
     komi: float | None,
     prisoners: str | None,
     corners: str | None,
+    snap: bool,
     assume_empty: bool,
     as_json: bool,
 ) -> None:
@@ -104,15 +107,17 @@ def command(
     Exit status: 0 counted; 3 some points could not be read (they are listed, no score is
     made up); 1 not an image, too big, or no board found; 2 a bad option.
     """
-    from companion.commands.read import _corners, _named
+    from companion.commands.read import _corners, _named, _snap_needs, _snapped
     from companion.vision.imagefile import load_image
     from companion.vision.pipeline import read_photo
 
     quad = _corners(corners)
+    _snap_needs(snap, quad, size)
     given = _pair(prisoners)
     try:
         image = load_image(photo)
-        reading = read_photo(image, size=size, corners=quad)
+        placed = _snapped(image, quad, size, snap)
+        reading = read_photo(image, size=size, corners=placed)
     except CompanionError as exc:
         raise click.ClickException(_named(photo, exc)) from None
     board = PhotoBoard.from_rows(reading.rows())

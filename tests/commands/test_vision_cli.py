@@ -141,6 +141,37 @@ def test_a_refused_grid_is_printed_as_options_to_give_back(tmp_path: Path) -> No
     assert sum(a == b for a, b in zip(read, truth, strict=True)) >= 167
 
 
+def test_rough_corners_are_snapped_when_asked(tmp_path: Path) -> None:
+    """``--snap`` moves corners given a fifth of a spacing off onto the grid (validation scene
+    520087, 13 x 13, tuned on), for ``read`` and ``score`` alike; it needs the corners and the
+    size (a bad option otherwise, exit status 2)."""
+    from companion.vision.finder_eval import scene_cases
+    from companion.vision.geometry import spacing
+
+    (case,) = scene_cases([520_087], [])
+    assert case.corners is not None and case.rows is not None
+    path = tmp_path / "scene.png"
+    cv2.imwrite(str(path), case.image)
+    truth = np.asarray(case.corners, np.float64)
+    off = spacing(truth, 13) * np.array([(0.2, -0.15), (-0.15, 0.2), (0.15, 0.15), (-0.2, -0.2)])
+    rough = ",".join(f"{v:.1f}" for v in (truth + off).ravel())
+    res = CliRunner().invoke(
+        main, ["read", str(path), "--size", "13", "--corners", rough, "--snap", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    placed = np.asarray(json.loads(res.output)["corners"], np.float64)
+    assert float(np.linalg.norm(placed - truth, axis=1).max()) < 0.2 * spacing(truth, 13)
+    res = CliRunner().invoke(
+        main, ["score", str(path), "--size", "13", "--corners", rough, "--snap", "--json"]
+    )
+    assert res.exit_code in (0, 3), res.output
+    placed = np.asarray(json.loads(res.stdout)["reading"]["corners"], np.float64)
+    assert float(np.linalg.norm(placed - truth, axis=1).max()) < 0.2 * spacing(truth, 13)
+    for args in (["--corners", rough, "--snap"], ["--size", "13", "--snap"]):
+        res = CliRunner().invoke(main, ["read", str(path), *args])
+        assert res.exit_code == 2 and "--snap" in res.output
+
+
 def test_bad_corners_and_bad_profile(
     board_photo: tuple[Path, list[str], np.ndarray], tmp_path: Path
 ) -> None:
