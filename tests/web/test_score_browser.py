@@ -282,3 +282,57 @@ def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
             "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
         )
         assert overflow <= 0
+
+
+def test_a_grid_offered_past_the_photo_s_edge_cannot_be_taken(
+    served: tuple[str, TableSession], browser: Any, photo: Path
+) -> None:
+    """The page's side alone (the table's answer stood in for, as the server would send it):
+    a refused grid with a corner past the photo's edge is drawn, but *Take this grid* stays
+    hidden (such corners cannot be sent as taps) and the player is asked to place them."""
+    import json
+
+    n = 9
+    corners = [[-0.05, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]
+    h = np.array([[0.95 / 8, 0.8 / 8, -0.05], [0, 0.8 / 8, 0.1], [0, 0, 1]])  # an affine stand-in
+    ends = [
+        [*(h @ [x0, y0, 1])[:2], *(h @ [x1, y1, 1])[:2]]
+        for k in range(n)
+        for (x0, y0, x1, y1) in ((0, k, n - 1, k), (k, 0, k, n - 1))
+    ]
+    answer = {
+        "ok": False,
+        "error": "no board found in the image: the best grid found (9x9) does not lie on the"
+        " board's lines (grid check 0.01); try another photo, or give the corners",
+        "suggested": {"size": n, "corners": corners, "lines": ends},
+        "image": [1200, 900],
+    }
+    url, _ = served
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route(
+        "**/api/score/read*",
+        lambda route: route.fulfill(
+            status=202,
+            content_type="application/json",
+            body='{"ok": true, "job": "j", "pending": true}',
+        ),
+    )
+    page.route(
+        "**/api/score/jobs/j",
+        lambda route: route.fulfill(
+            status=422, content_type="application/json", body=json.dumps(answer)
+        ),
+    )
+    try:
+        page.goto(url + "/score")
+        page.wait_for_selector("body[data-ready=score]", state="attached")
+        page.set_input_files("#photo", str(photo))
+        page.wait_for_selector("#score-status >> text=runs past the photo's edge", timeout=30000)
+        assert page.locator("#marks g.suggested line").count() == 2 * n
+        assert page.is_hidden("#take") and page.is_visible("#place")
+    finally:
+        context.close()
+    assert not errors, errors

@@ -74,10 +74,13 @@ async function readPhoto() {
     if (!data.ok) {
       const lost = !state.corners && /no board found/.test(data.error || "");
       state.suggested = lost && data.suggested ? data.suggested : null;
-      if (state.suggested) {
+      if (state.suggested && takeable(state.suggested)) {
         const n = state.suggested.size;
         say(`No board was sure. Is the ${n}x${n} grid drawn on the photo on the board's lines? ` +
           "Take it if so, else choose the size and Place the corners.");
+      } else if (state.suggested) {
+        say("No board was sure, and the grid drawn runs past the photo's edge: choose the size, " +
+          "then Place the corners and tap its four corner points.");
       } else {
         say(lost ? "No board was found: choose its size, then Place the corners and tap its four corner points." : "The photo could not be read.");
       }
@@ -106,6 +109,9 @@ async function readPhoto() {
 }
 
 // ------------------------------------------------------------------ the grid suggested
+// A corner past the photo's edge cannot be taken as if tapped: then only Place the corners.
+function takeable(sg) { return sg.corners.flat().every((v) => v >= 0 && v <= 1); }
+
 // The grid the table refused, taken by the player: read as if its corners were tapped.
 function takeSuggested() {
   const sg = state.suggested;
@@ -356,8 +362,7 @@ function show() {
   const rd = state.reading;
   $("photo-wrap").hidden = !state.url;
   const sg = state.suggested;
-  // a corner past the photo's edge cannot be taken as if tapped: then only Place the corners
-  $("take").hidden = !sg || !sg.corners.flat().every((v) => v >= 0 && v <= 1);
+  $("take").hidden = !sg || !takeable(sg);
   $("steps").hidden = !rd;
   draw();
   if (!rd) return;
