@@ -6,6 +6,7 @@ to look at."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -191,21 +192,55 @@ def test_every_unread_point_is_asked_for_before_the_count(
         context.close()
 
 
-@contextmanager
-def refused_on_a_phone(url: str, browser: Any, image: np.ndarray, tmp_path: Path) -> Iterator[Any]:
-    """A phone-sized ``/score`` page that has read ``image`` (a board the finder refuses) and
-    said so; fails afterwards on any script error."""
+def read_right_on_one_screen(page: Any, rows: list[str], what: str) -> None:
+    """All but two of 520087's 169 points read right, and the page no wider than the phone."""
+    right = sum(a == b for a, b in zip(tokens(page), flat(rows), strict=True))
+    assert right >= 167, f"{right} of 169 read right with {what}"
+    overflow = page.evaluate(
+        "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+    )
+    assert overflow <= 0
+
+
+def saved(image: np.ndarray, tmp_path: Path) -> Path:
     path = tmp_path / "scene.jpg"
     cv2.imwrite(str(path), image)
+    return path
+
+
+@contextmanager
+def refused_on_a_phone(
+    url: str,
+    browser: Any,
+    photo: Path,
+    *,
+    said: str = "No board was",
+    answer: dict[str, Any] | None = None,
+) -> Iterator[Any]:
+    """A phone-sized ``/score`` page that has read ``photo`` (a board the finder refuses) and
+    said so (``said``); with ``answer``, the table's answer to the reading is stood in for by
+    that JSON (the page's side alone). Fails afterwards on any script error."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    if answer is not None:
+        job = json.dumps({"ok": True, "job": "j", "pending": True})
+        page.route(
+            "**/api/score/read*",
+            lambda route: route.fulfill(status=202, content_type="application/json", body=job),
+        )
+        page.route(
+            "**/api/score/jobs/j",
+            lambda route: route.fulfill(
+                status=422, content_type="application/json", body=json.dumps(answer)
+            ),
+        )
     try:
         page.goto(url + "/score")
         page.wait_for_selector("body[data-ready=score]", state="attached")
-        page.set_input_files("#photo", str(path))
-        page.wait_for_selector("#score-status >> text=No board was", timeout=30000)
+        page.set_input_files("#photo", str(photo))
+        page.wait_for_selector(f"#score-status >> text={said}", timeout=30000)
         yield page
     finally:
         context.close()
@@ -227,7 +262,7 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
     truth = np.asarray(case.corners, np.float64)
     off = spacing(truth, 13) * np.array([(0.2, -0.15), (-0.15, 0.2), (0.15, 0.15), (-0.2, -0.2)])
     taps = ((truth + off) / [w, h])[[2, 0, 3, 1]]
-    with refused_on_a_phone(served[0], browser, case.image, tmp_path) as page:
+    with refused_on_a_phone(served[0], browser, saved(case.image, tmp_path)) as page:
         assert "no board found" in page.inner_text("#score-refusal")
         # the refused grid is offered; this player places the corners instead
         assert page.locator("#marks g.suggested line").count() == 26
@@ -244,15 +279,8 @@ def test_a_board_the_finder_misses_is_read_from_corners_placed_by_hand(
         page.wait_for_selector("#marks g.pt", timeout=30000)
         assert page.locator("#marks g.pt").count() == 169
         assert "placed by hand" in page.inner_text("#score-status")
-        truth_tokens = flat(list(case.rows))
-        read = tokens(page)
-        right = sum(a == b for a, b in zip(read, truth_tokens, strict=True))
-        assert right >= 167, f"{right} of 169 read right with the corners placed by hand"
         page.screenshot(path=str(SHOTS / "score-phone-corners-by-hand.png"), full_page=True)
-        overflow = page.evaluate(
-            "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-        )
-        assert overflow <= 0
+        read_right_on_one_screen(page, list(case.rows), "the corners placed by hand")
 
 
 def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
@@ -265,7 +293,7 @@ def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
 
     (case,) = scene_cases([520_087], [])
     assert case.rows is not None
-    with refused_on_a_phone(served[0], browser, case.image, tmp_path) as page:
+    with refused_on_a_phone(served[0], browser, saved(case.image, tmp_path)) as page:
         assert "No board was sure" in page.inner_text("#score-status")
         assert "13x13 grid drawn on the photo" in page.inner_text("#score-status")
         assert page.locator("#marks g.suggested line").count() == 26
@@ -275,13 +303,7 @@ def test_a_grid_the_check_refused_is_offered_and_taken_with_one_tap(
         assert page.locator("#marks g.pt").count() == 169
         assert page.input_value("#size") == "13" and page.is_hidden("#take")
         assert "from the grid offered" in page.inner_text("#score-status")
-        read = tokens(page)
-        right = sum(a == b for a, b in zip(read, flat(list(case.rows)), strict=True))
-        assert right >= 167, f"{right} of 169 read right with the offered grid"
-        overflow = page.evaluate(
-            "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-        )
-        assert overflow <= 0
+        read_right_on_one_screen(page, list(case.rows), "the offered grid")
 
 
 def test_a_grid_offered_past_the_photo_s_edge_cannot_be_taken(
@@ -290,8 +312,6 @@ def test_a_grid_offered_past_the_photo_s_edge_cannot_be_taken(
     """The page's side alone (the table's answer stood in for, as the server would send it):
     a refused grid with a corner past the photo's edge is drawn, but *Take this grid* stays
     hidden (such corners cannot be sent as taps) and the player is asked to place them."""
-    import json
-
     n = 9
     corners = [[-0.05, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]
     h = np.array([[0.95 / 8, 0.8 / 8, -0.05], [0, 0.8 / 8, 0.1], [0, 0, 1]])  # an affine stand-in
@@ -307,32 +327,8 @@ def test_a_grid_offered_past_the_photo_s_edge_cannot_be_taken(
         "suggested": {"size": n, "corners": corners, "lines": ends},
         "image": [1200, 900],
     }
-    url, _ = served
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route(
-        "**/api/score/read*",
-        lambda route: route.fulfill(
-            status=202,
-            content_type="application/json",
-            body='{"ok": true, "job": "j", "pending": true}',
-        ),
-    )
-    page.route(
-        "**/api/score/jobs/j",
-        lambda route: route.fulfill(
-            status=422, content_type="application/json", body=json.dumps(answer)
-        ),
-    )
-    try:
-        page.goto(url + "/score")
-        page.wait_for_selector("body[data-ready=score]", state="attached")
-        page.set_input_files("#photo", str(photo))
-        page.wait_for_selector("#score-status >> text=runs past the photo's edge", timeout=30000)
+    with refused_on_a_phone(
+        served[0], browser, photo, said="runs past the photo's edge", answer=answer
+    ) as page:
         assert page.locator("#marks g.suggested line").count() == 2 * n
         assert page.is_hidden("#take") and page.is_visible("#place")
-    finally:
-        context.close()
-    assert not errors, errors

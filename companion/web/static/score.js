@@ -340,11 +340,11 @@ function drawTaps() {
     // cropped to the grid offered, as a reading is, so its lines can be judged on a phone
     const xs = sg.lines.flatMap(([x1, , x2]) => [x1 * w, x2 * w]);
     const ys = sg.lines.flatMap(([, y1, , y2]) => [y1 * h, y2 * h]);
-    const m = (Math.max(...xs) - Math.min(...xs) + Math.max(...ys) - Math.min(...ys)) / (sg.size - 1) / 2 * 1.5;
-    crop([w, h], xs, ys, m);
+    const step = (Math.max(...xs) - Math.min(...xs) + Math.max(...ys) - Math.min(...ys)) / (sg.size - 1) / 2;
+    crop([w, h], xs, ys, step * 1.5);
     const g = el("g", { class: "suggested", "data-size": sg.size });
     for (const [x1, y1, x2, y2] of sg.lines) {
-      g.append(el("line", { x1: x1 * w, y1: y1 * h, x2: x2 * w, y2: y2 * h, "stroke-width": m / 1.5 * 0.08 }));
+      g.append(el("line", { x1: x1 * w, y1: y1 * h, x2: x2 * w, y2: y2 * h, "stroke-width": step * 0.08 }));
     }
     svg.append(g);
   }
