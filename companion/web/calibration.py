@@ -136,6 +136,7 @@ def find_on_still() -> Response:
 
 
 def _pixels(quad: Any) -> list[list[float]]:
+    """Picture points as the page takes them: [x, y] pairs to a tenth of a pixel."""
     return [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
 
 
@@ -156,7 +157,7 @@ def preview_calibration() -> Response:
         {
             "ok": True,
             "states": obs.states,
-            "points": [[round(float(x), 1), round(float(y), 1)] for x, y in points],
+            "points": _pixels(points),
             "unknown": obs.unknown,
         }
     )
