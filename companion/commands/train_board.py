@@ -21,6 +21,7 @@ DEFAULT_OUT = {
     "proposer": MODELS / "board.onnx",
     "corners": MODELS / "board_corner.onnx",
     "check": MODELS / "board_check.onnx",
+    "fit": MODELS / "board_fit.onnx",
 }
 #: Frames are cached here (outside the repository): a 3D scene takes about a second.
 DEFAULT_CACHE = "~/.cache/companion/boards"
@@ -29,11 +30,12 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
 @click.command()
 @click.option(
     "--stage",
-    type=click.Choice(["proposer", "corners", "check"]),
+    type=click.Choice(["proposer", "corners", "check", "fit"]),
     default="proposer",
     show_default=True,
     help="The proposer (whole frames), the corner network (patches around each corner) or "
-    "the grid check (the board plane rectified through right and wrong grids).",
+    "the grid check (the board plane rectified through right and wrong grids) or the grid "
+    "fit (the same view through grids moved off the truth: where the true corners are).",
 )
 @click.option("--scenes", default=1500, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
@@ -180,6 +182,7 @@ def command(
                 "proposer": train_board.train,
                 "corners": train_board.train_corners,
                 "check": train_board.train_check,
+                "fit": train_board.train_fit,
             }[stage]
             model = fit(frames, settings, on_step)
         target = Path(out) if out else DEFAULT_OUT[stage]

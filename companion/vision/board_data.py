@@ -440,3 +440,63 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
     f = _maybe_blurred(f, rng, 1.2)
     out = _noise_and_jpeg(f, rng)
     return grid_check.blob(out, n), label
+
+
+#: How the grid fit's training grids are moved off the truth, and how often (spacings).
+FIT_MOVES = (
+    ("every corner", 0.35),  # each corner off at random, 0.05-0.35 spacing (sd)
+    ("one corner", 0.30),  # one corner 0.2-1 spacing off, the others nearly right
+    ("shifted", 0.20),  # the whole grid slid up to half a spacing (stones' tops fitted)
+)
+FIT_NEAR = 0.05  # spacings (sd): the others' error, and a nearly right grid's (the rest)
+FIT_MOST = 1.5  # spacings: a target is clipped to this (a grid that far off is no near miss)
+
+
+def fit_offsets(n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """Grid-unit moves (4 x 2, TL TR BR BL) of one training grid for the grid fit, drawn by
+    :data:`FIT_MOVES`."""
+    pick = rng.uniform()
+    d = rng.normal(0, FIT_NEAR, (4, 2))
+    for kind, share in FIT_MOVES:
+        if pick < share:
+            if kind == "every corner":
+                d = rng.normal(0, rng.uniform(0.05, 0.35), (4, 2))
+            elif kind == "one corner":
+                angle = rng.uniform(0, 2 * np.pi)
+                d[int(rng.integers(0, 4))] = rng.uniform(0.2, 1.0) * np.array(
+                    [np.cos(angle), np.sin(angle)]
+                )
+            else:
+                d += rng.uniform(-0.5, 0.5, 2)
+            break
+        pick -= share
+    return np.clip(d, -FIT_MOST, FIT_MOST)
+
+
+def fit_sample(
+    frame: Frame, rng: np.random.Generator, hands: float = 0.0
+) -> tuple[F32, NDArray[np.float32]]:
+    """One training view for the grid fit (:mod:`grid_fit`): (4 x VIEW x VIEW input, where the
+    true corners are in the moved grid's own units minus its corners: 8 numbers, TL TR BR BL,
+    x then y, spacings). The view is the grid check's (:func:`grid_check.rectified`) through
+    the truth moved by :func:`fit_offsets`, under the same colour, blur, noise and JPEG."""
+    from companion.vision import grid_check
+
+    if frame.corners is None:
+        raise CompanionError(f"{frame.name} has no board: no grid to fit")
+    n = frame.size
+    truth = np.asarray(frame.corners, np.float64)
+    H = homography(truth, n)
+    ends = _UNIT4 * (n - 1)
+    quad = project(H, ends + fit_offsets(n, rng))
+    moved = homography(quad, n)
+    target = project(np.linalg.inv(moved), truth) - ends
+    img = frame.image
+    if hands > 0 and rng.uniform() < hands:
+        img = paste_hand(img, truth, n, rng)
+    view = grid_check.rectified(pyramid(img), quad, n)
+    f = _look(view.astype(np.float32), rng)
+    f = _maybe_blurred(f, rng, 1.2)
+    out = _noise_and_jpeg(f, rng)
+    flat = np.clip(target, -FIT_MOST, FIT_MOST).reshape(-1).astype(np.float32)
+    return grid_check.blob(out, n), flat

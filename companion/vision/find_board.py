@@ -50,7 +50,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import BoardNotFound, VisionError
-from companion.vision import board_net, grid_check
+from companion.vision import board_net, grid_check, grid_fit
 from companion.vision.board_edge import board_quads, onto_outline, seeded_quads
 from companion.vision.crossings import corner_patch_refine as _corner_refine
 from companion.vision.crossings import extends as _extends
@@ -91,6 +91,7 @@ LOOK_CLOSER = True  # on "no board", the proposer again on crops round its mask 
 LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
 LOOK_OUTLINES = True  # on "no board", the corner network started inside each board outline
 LOOK_CHECKED = True  # on "no board", a hidden corner placed by the grid check (session 21)
+LOOK_FIT = True  # a grid its lines did not place moved by the learned grid fit (session 26)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 # a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
 # validation renders such grids were mostly half a spacing or more off (read, every stone
@@ -601,23 +602,37 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         raise BoardNotFound(
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
-    score, corners, n = _finish(image, small, scale, found, outlines, bh)
+    score, corners, n, placed = _finish(image, small, scale, found, outlines, bh)
     refused, sure = _refused(small, corners * scale, n)
     if refused and not learned:
         # the grid check is sure the classic finder's grid is off: the learned path gets its
         # turn, as if no grid had been found, and its grid must pass the check too
         again = _learned(small, bh, sizes, outlines)
         if again is not None:
-            first = refused, sure, corners, n
-            score, corners, n = _finish(image, small, scale, again, outlines, bh)
+            first = refused, sure, corners, n, placed
+            score, corners, n, placed = _finish(image, small, scale, again, outlines, bh)
             refused, sure = _refused(small, corners * scale, n)
             if refused and first[1] > sure:  # the surer of the two refused grids is offered
-                refused, sure, corners, n = first
+                refused, sure, corners, n, placed = first
     if refused:
         raise BoardNotFound(
             refused, suggested=[(float(x), float(y)) for x, y in corners], suggested_size=n
         )
+    if not placed and LOOK_FIT:
+        corners = _fitted(small, scale, corners, n)
     return score, corners, n
+
+
+def _fitted(small: Image, scale: float, corners: Corners, n: int) -> Corners:
+    """The grid that stands (``corners`` in input pixels) moved where the learned grid fit
+    (:mod:`grid_fit`), seeing the whole board through it, puts it; unmoved when the grid
+    check would refuse the moved grid. Why after the check's verdict, not before: on the
+    validation renders (tuned on) the fit nudged a refused grid five lines off into one the
+    check let stand, and a right grid into one it refused."""
+    moved = grid_fit.settle(board_net.pyramid(small), corners * scale, n)
+    if np.array_equal(moved, corners * scale) or _refused(small, moved, n)[0]:
+        return corners
+    return order_corners(moved / scale)
 
 
 def _learned(
@@ -670,11 +685,12 @@ def _finish(
     found: tuple[float, Corners, int],
     outlines: list[Corners],
     bh: NDArray[np.uint8],
-) -> tuple[float, Corners, int]:
+) -> tuple[float, Corners, int, bool]:
     """A grid chosen in the working copy, placed in ``image``: slid off the board's edge, its
     corners set by their crossings at full resolution, or by the corner network, and a lone
     corner neither can see placed by the rest of the board's lines (``bh``, the working
-    copy's line response)."""
+    copy's line response). The last item says whether clear lines placed every corner (then
+    no network moves the grid: a grid fitted to all the crossings copes with a lens)."""
     score, quad, n = found
     quad = onto_outline(order_corners(quad), n, outlines)
     corners = order_corners(quad) / scale
@@ -689,7 +705,7 @@ def _finish(
         # unless that pulls the grid off the board's outline
         corners = order_corners(board_net.polish(small, corners * scale, n, outlines) / scale)
     corners = order_corners(board_net.place_hidden(small, bh, corners * scale, n) / scale)
-    return score, corners, n
+    return score, corners, n, sure
 
 
 def snap(image: Image, corners: Corners, n: int) -> Corners:

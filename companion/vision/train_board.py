@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from companion.errors import CompanionError
-from companion.vision.board_data import Frame, check_sample, corner_sample, sample
+from companion.vision.board_data import Frame, check_sample, corner_sample, fit_sample, sample
 from companion.vision.board_net import INPUT_H, INPUT_W, PATCH, PATCH_STRIDE
 from companion.vision.grid_check import VIEW as CHECK_VIEW
 from companion.vision.train_loop import one_cycle
@@ -122,6 +122,17 @@ class CheckModel(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out: torch.Tensor = self.head(torch.flatten(self.body(x), 1))
         return out
+
+
+class FitModel(CheckModel):
+    """The grid fit: the grid check's input and body, eight numbers out (where the true
+    corners are in the grid's own units, minus its corners: TL TR BR BL, x then y). Why the
+    check's body: the same view, and every cell kept, since which corner is off is where."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__(width)
+        side = CHECK_VIEW // 16
+        self.head = nn.Linear(width * 2 * side * side, 8)
 
 
 def corner_loss(logits: torch.Tensor, spots: torch.Tensor) -> torch.Tensor:
@@ -281,6 +292,44 @@ def train_check(
     def step_loss() -> torch.Tensor:
         x, y = check_batch(frames, rng, settings.batch, settings.hands)
         loss: torch.Tensor = bce(model(x), y)
+        return loss
+
+    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
+    return model
+
+
+def fit_batch(
+    frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` grid-fit views of frames with a board, drawn at random: (views, corner moves)."""
+    views = [fit_sample(frames[int(i)], rng, hands) for i in rng.integers(0, len(frames), n)]
+    return torch.from_numpy(np.stack([x for x, _ in views])), torch.from_numpy(
+        np.stack([y for _, y in views])
+    )
+
+
+def train_fit(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> FitModel:
+    """The grid fit trained on grids moved off the truth over ``frames`` that have a board
+    (the same frames and settings give the same weights). Loss: smooth L1 in spacings (a
+    tenth of a spacing is where it turns linear, so a far-off target does not swamp the
+    near ones the fit is for)."""
+    boards = [f for f in frames if f.corners is not None]
+    if not boards:
+        raise CompanionError("no frame with a board to train the grid fit on")
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng([settings.seed, 3])
+    model = FitModel(settings.width)
+    smooth = nn.SmoothL1Loss(beta=0.1)
+
+    def step_loss() -> torch.Tensor:
+        x, y = fit_batch(boards, rng, settings.batch, settings.hands)
+        loss: torch.Tensor = smooth(model(x), y)
         return loss
 
     one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)

@@ -167,9 +167,9 @@ def test_a_final_grid_the_check_is_sure_is_off_is_no_board(
     # finder's grid refused, then the learned path's
     finish = find_board_module._finish
 
-    def off(*args: object) -> tuple[float, Corners, int]:
-        score, corners, n = finish(*args)  # type: ignore[arg-type]
-        return score, _a_line_off(corners, n, 1, 0), n
+    def off(*args: object) -> tuple[float, Corners, int, bool]:
+        score, corners, n, placed = finish(*args)  # type: ignore[arg-type]
+        return score, _a_line_off(corners, n, 1, 0), n, placed
 
     monkeypatch.setattr(find_board_module, "_finish", off)
     with pytest.raises(BoardNotFound, match="does not lie on the board's lines") as refused:
@@ -211,10 +211,11 @@ def test_a_grid_the_check_refuses_gives_the_learned_path_its_turn(
     finish = find_board_module._finish
     calls: list[int] = []
 
-    def first_off(*args: object) -> tuple[float, Corners, int]:
-        score, corners, n = finish(*args)  # type: ignore[arg-type]
+    def first_off(*args: object) -> tuple[float, Corners, int, bool]:
+        score, corners, n, placed = finish(*args)  # type: ignore[arg-type]
         calls.append(n)
-        return (score, _a_line_off(corners, n, 1, 0), n) if len(calls) == 1 else (score, corners, n)
+        moved = _a_line_off(corners, n, 1, 0) if len(calls) == 1 else corners
+        return score, moved, n, placed
 
     monkeypatch.setattr(find_board_module, "_finish", first_off)
     found = find_board(r.image, size=19)

@@ -1,0 +1,116 @@
+"""A learned last move for a found grid: where its corners really are, from the whole board
+seen through it.
+
+Why: most grids the finder gives off are near misses, three corners right and one a quarter
+of a spacing to a spacing off (a hand or blur over it), or the whole grid fitted to the
+stones' tops, which stand off their points in an oblique photo (BOARD_CARD, "Session 26").
+The corner network sees one corner's patch at a time and is as sure of those as of right
+ones; the finder's crossings are hidden where the error is. The board plane rectified
+through the grid (the grid check's own view, :func:`grid_check.rectified`) shows every line
+and stone at once: a network trained on the truth moved off at random says where the true
+corners are in the grid's own units, and a round or two moves the grid there.
+
+It runs through ``cv2.dnn``; without its weights file (:data:`WEIGHTS`) there is no fit
+(None) and the finder works as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.errors import VisionError
+from companion.vision import grid_check
+from companion.vision.geometry import Corners, homography, project, spacing
+
+Image = NDArray[np.uint8]
+WEIGHTS = Path(__file__).resolve().parent / "models" / "board_fit.onnx"
+LEAST = 0.1  # spacings: a smaller move is within the fit's error (and a clean grid's sharper)
+REACH = 1.0  # spacings: a grid whose corner the fit would move further is not a near miss
+_ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
+
+
+class GridFit:
+    """The fit's network, loaded once from an ONNX file: eight numbers per view (where the
+    true corners are in the grid's units, minus its corners; TL TR BR BL, x then y)."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise VisionError(f"cannot load the grid fit {path}: {exc}") from exc
+        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+
+    def run(self, blobs: NDArray[np.float32]) -> NDArray[np.float64]:
+        """The corner moves (batch, 4, 2), spacings, for a (batch, 4, VIEW, VIEW) blob."""
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(blobs, np.float32))
+            out = np.asarray(self._net.forward(), np.float64)
+        if out.size != 8 * len(blobs) or not np.isfinite(out).all():
+            raise VisionError(f"the grid fit gave {out.shape} for {len(blobs)} views")
+        return out.reshape(len(blobs), 4, 2)
+
+
+def load(path: Path | None = None) -> GridFit | None:
+    """The fit in ``path`` (default :data:`WEIGHTS`, looked up at each call), or None when
+    there is no such file."""
+    path = WEIGHTS if path is None else path
+    if not path.is_file():
+        return None
+    return _load(path.resolve(), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path, _stamp: int) -> GridFit:
+    """One fit per file and version of it (a retrained file is read again)."""
+    return GridFit(path)
+
+
+def moves(
+    levels: Sequence[Image], grids: Sequence[tuple[Corners, int]], *, path: Path | None = None
+) -> NDArray[np.float64] | None:
+    """Where the true corners are for each (corners, size) grid, in the grid's own units
+    minus its corners: (len(grids), 4, 2) spacings; None without weights. ``levels``: the
+    image the corners are in, and its halvings."""
+    net = load(path)
+    if net is None:
+        return None
+    if not grids:
+        return np.zeros((0, 4, 2))
+    views = np.stack([grid_check.blob(grid_check.rectified(levels, q, n), n) for q, n in grids])
+    return net.run(views)
+
+
+def fitted(
+    levels: Sequence[Image], quad: Corners, n: int, *, rounds: int = 2, path: Path | None = None
+) -> list[Corners]:
+    """``quad`` and the grid after each round of the fit (each round moves every corner where
+    the network puts it, seen through the grid the round before): the first entry is ``quad``
+    itself; only it without weights."""
+    steps = [np.asarray(quad, np.float64)]
+    ends = _ENDS * (n - 1)
+    for _ in range(rounds):
+        d = moves(levels, [(steps[-1], n)], path=path)
+        if d is None:
+            break
+        steps.append(project(homography(steps[-1], n), ends + d[0]))
+    return steps
+
+
+def settle(levels: Sequence[Image], quad: Corners, n: int, *, path: Path | None = None) -> Corners:
+    """``quad`` moved where one round of the fit puts it, or ``quad`` itself: a move under
+    :data:`LEAST` spacing is within the fit's own error and one over :data:`REACH` is a wrong
+    grid, not a near miss. Why one round and no grid-check gate: on the validation renders
+    (tuned on) a second round lost grids the first had right, and "the check no less sure"
+    refused two right moves and saved none (BOARD_CARD, "Session 26")."""
+    steps = fitted(levels, quad, n, rounds=1, path=path)
+    if len(steps) < 2 or not np.isfinite(steps[-1]).all():
+        return np.asarray(quad, np.float64)
+    moved = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / spacing(steps[0], n)
+    return steps[-1] if LEAST <= moved <= REACH else np.asarray(quad, np.float64)
