@@ -175,6 +175,18 @@ class Settings:
     hand_map: bool = False  # the proposer also learns where hands are (False: as shipped)
 
 
+def _start(settings: Settings, stream: int | None) -> np.random.Generator:
+    """Every trainer's start: torch seeded, on ``settings.threads`` threads, deterministic;
+    the numpy generator that draws its views (``stream`` keeps each network's draws apart
+    from the others' under one seed; None: the proposer's, drawn from the seed alone)."""
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+    if stream is None:
+        return np.random.default_rng(settings.seed)
+    return np.random.default_rng([settings.seed, stream])
+
+
 def batch(
     frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
 ) -> tuple[torch.Tensor, ...]:
@@ -206,10 +218,7 @@ def train(
     the same weights)."""
     if not frames:
         raise CompanionError("nothing to train on")
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng(settings.seed)
+    rng = _start(settings, None)
     model = BoardModel(settings.width, settings.deep, settings.hand_map)
     bce = nn.BCEWithLogitsLoss()
 
@@ -250,10 +259,7 @@ def train_corners(
     boards = [f for f in frames if f.corners is not None]
     if not boards:
         raise CompanionError("no frame with a board to train the corner network on")
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng([settings.seed, 1])
+    rng = _start(settings, 1)
     model = CornerModel(settings.width)
 
     def step_loss() -> torch.Tensor:
@@ -282,10 +288,7 @@ def train_check(
     settings give the same weights)."""
     if not any(f.corners is not None for f in frames):
         raise CompanionError("no frame with a board to train the grid check on")
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng([settings.seed, 2])
+    rng = _start(settings, 2)
     model = CheckModel(settings.width)
     bce = nn.BCEWithLogitsLoss()
 
@@ -320,10 +323,7 @@ def train_fit(
     boards = [f for f in frames if f.corners is not None]
     if not boards:
         raise CompanionError("no frame with a board to train the grid fit on")
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng([settings.seed, 3])
+    rng = _start(settings, 3)
     model = FitModel(settings.width)
     smooth = nn.SmoothL1Loss(beta=0.1)
 
