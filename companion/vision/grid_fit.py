@@ -8,7 +8,7 @@ The corner network sees one corner's patch at a time and is as sure of those as 
 ones; the finder's crossings are hidden where the error is. The board plane rectified
 through the grid (the grid check's own view, :func:`grid_check.rectified`) shows every line
 and stone at once: a network trained on the truth moved off at random says where the true
-corners are in the grid's own units, and a round or two moves the grid there.
+corners are in the grid's own units, and one round moves the grid there.
 
 It runs through ``cv2.dnn``; without its weights file (:data:`WEIGHTS`) there is no fit
 (None) and the finder works as before.
