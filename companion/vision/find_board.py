@@ -711,11 +711,14 @@ def _finish(
 def snap(image: Image, corners: Corners, n: int) -> Corners:
     """Corners placed by hand (a tap on a phone's screen lands a third of a spacing off on a
     big photo), moved onto the grid's corners where the corner network is sure of them
-    (:func:`board_net.polish`, as for a found grid; its bars keep a far or unsure move out);
-    TL, TR, BR, BL as seen in the image."""
+    (:func:`board_net.polish`, as for a found grid; its bars keep a far or unsure move out),
+    then by the grid fit (:func:`_fitted`, as for a found grid: the taps' grid seen whole
+    places a corner under a hand, which the corner network cannot); TL, TR, BR, BL as seen
+    in the image."""
     quad = order_corners(as_corners(corners))
     small, scale = _working_copy(image)
-    return order_corners(board_net.polish(small, quad * scale, n) / scale)
+    polished = order_corners(board_net.polish(small, quad * scale, n) / scale)
+    return _fitted(small, scale, polished, n) if LOOK_FIT else polished
 
 
 def _refused(small: Image, quad: Corners, n: int) -> tuple[str, float]:

@@ -661,7 +661,7 @@ def test_corners_placed_by_hand_are_snapped_onto_the_grid(
     to look at, and does not read it), so the player taps the four corners, a fifth to a
     third of a spacing off and in any order; :func:`snap` puts them back onto the grid's
     corners, TL first, and the reader reads the board with them. Without the corner network
-    the taps stand."""
+    and the grid fit the taps stand."""
     from companion.vision.finder_eval import read_score, scene_cases
     from companion.vision.geometry import spacing
 
@@ -680,4 +680,5 @@ def test_corners_placed_by_hand_are_snapped_onto_the_grid(
     read = read_score(case.image, 13, case.rows, snapped, case.hidden)
     assert read.right >= read.points - 2 and read.swaps == 0
     monkeypatch.setattr(find_board_module.board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
+    monkeypatch.setattr(find_board_module, "LOOK_FIT", False)
     assert np.allclose(find_board_module.snap(case.image, taps, 13), truth + off)

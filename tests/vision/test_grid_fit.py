@@ -144,3 +144,23 @@ def test_the_finder_s_near_miss_is_mended_by_the_fit(
     monkeypatch.setattr(fbm, "LOOK_FIT", False)
     found = fbm.find_board(case.image, size=n)
     assert corner_error(found.corners, case.corners, n) > 0.3
+
+
+def test_corners_tapped_round_a_hand_are_snapped_by_the_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 520025 (19 x 19, a hand over a corner; tuned on): four taps each a
+    third of a spacing off, in any order. The corner network cannot see the corner under the
+    hand; the grid fit, seeing the tapped grid whole, puts it right."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import corner_error, scene_cases
+    from companion.vision.geometry import spacing
+
+    (case,) = scene_cases([520_025], [])
+    assert case.corners is not None and case.size == 19 and case.hidden
+    truth = np.asarray(case.corners, np.float64)
+    off = spacing(truth, 19) * np.array([(0.3, -0.2), (-0.25, 0.3), (0.2, 0.25), (-0.3, -0.3)])
+    taps = (truth + off)[[2, 0, 3, 1]]
+    assert corner_error(fbm.snap(case.image, taps, 19), truth, 19) < 0.15
+    monkeypatch.setattr(fbm, "LOOK_FIT", False)  # the corner network alone, as before
+    assert corner_error(fbm.snap(case.image, taps, 19), truth, 19) > 0.3
