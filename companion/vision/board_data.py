@@ -452,7 +452,7 @@ FIT_NEAR = 0.05  # spacings (sd): the others' error, and a nearly right grid's (
 FIT_MOST = 1.5  # spacings: a target is clipped to this (a grid that far off is no near miss)
 
 
-def fit_offsets(n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+def fit_offsets(rng: np.random.Generator) -> NDArray[np.float64]:
     """Grid-unit moves (4 x 2, TL TR BR BL) of one training grid for the grid fit, drawn by
     :data:`FIT_MOVES`."""
     pick = rng.uniform()
@@ -488,7 +488,7 @@ def fit_sample(
     truth = np.asarray(frame.corners, np.float64)
     H = homography(truth, n)
     ends = _UNIT4 * (n - 1)
-    quad = project(H, ends + fit_offsets(n, rng))
+    quad = project(H, ends + fit_offsets(rng))
     moved = homography(quad, n)
     target = project(np.linalg.inv(moved), truth) - ends
     img = frame.image

@@ -25,7 +25,7 @@ def test_a_training_target_moves_the_moved_grid_back_onto_the_truth() -> None:
         # the grid the view was drawn through, drawn again from the same numbers
         again = np.random.default_rng()
         again.bit_generator.state = state
-        moved = project(homography(QUAD, n), UNIT * (n - 1) + board_data.fit_offsets(n, again))
+        moved = project(homography(QUAD, n), UNIT * (n - 1) + board_data.fit_offsets(again))
         back = project(homography(moved, n), UNIT * (n - 1) + y.reshape(4, 2))
         if np.abs(y).max() < board_data.FIT_MOST:  # a clipped target is short by design
             assert np.abs(back - QUAD).max() < 1e-3  # pixels; the target is float32
@@ -34,7 +34,7 @@ def test_a_training_target_moves_the_moved_grid_back_onto_the_truth() -> None:
 def test_moves_are_mostly_near_misses_and_sometimes_one_corner_far() -> None:
     rng = np.random.default_rng(0)
     worst = np.array(
-        [np.linalg.norm(board_data.fit_offsets(19, rng), axis=1).max() for _ in range(2000)]
+        [np.linalg.norm(board_data.fit_offsets(rng), axis=1).max() for _ in range(2000)]
     )
     assert 0.1 < float(np.mean(worst < 0.15)) < 0.35  # grids nearly right: stay put
     assert float(np.mean(worst > 0.6)) > 0.1  # a corner far off, or a slide
