@@ -407,8 +407,6 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
     a little off (:data:`CHECK_RIGHT_JITTER`); wrong ones are drawn by :data:`CHECK_WRONG`;
     a frame without a board gives a wrong grid at random. ``hands``: the share of views with
     a hand drawn over the frame first (:mod:`pasted_hand`)."""
-    from companion.vision import grid_check
-
     img = frame.image
     h, w = img.shape[:2]
     if frame.corners is None:  # no board: any quadrilateral is wrong
@@ -435,11 +433,19 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
         n = size
         if hands > 0 and rng.uniform() < hands:
             img = paste_hand(img, frame.corners, frame.size, rng)
+    return _grid_view(img, quad, n, rng), label
+
+
+def _grid_view(img: Image, quad: NDArray[np.float64], n: int, rng: np.random.Generator) -> F32:
+    """The grid check's and the grid fit's input for ``img`` seen through ``quad``
+    (:func:`grid_check.rectified`, :func:`grid_check.blob`), under colour, blur, noise and
+    JPEG drawn from ``rng``."""
+    from companion.vision import grid_check
+
     view = grid_check.rectified(pyramid(img), quad, n)
     f = _look(view.astype(np.float32), rng)
     f = _maybe_blurred(f, rng, 1.2)
-    out = _noise_and_jpeg(f, rng)
-    return grid_check.blob(out, n), label
+    return grid_check.blob(_noise_and_jpeg(f, rng), n)
 
 
 #: How the grid fit's training grids are moved off the truth, and how often (spacings).
@@ -480,8 +486,6 @@ def fit_sample(
     true corners are in the moved grid's own units minus its corners: 8 numbers, TL TR BR BL,
     x then y, spacings). The view is the grid check's (:func:`grid_check.rectified`) through
     the truth moved by :func:`fit_offsets`, under the same colour, blur, noise and JPEG."""
-    from companion.vision import grid_check
-
     if frame.corners is None:
         raise CompanionError(f"{frame.name} has no board: no grid to fit")
     n = frame.size
@@ -494,9 +498,5 @@ def fit_sample(
     img = frame.image
     if hands > 0 and rng.uniform() < hands:
         img = paste_hand(img, truth, n, rng)
-    view = grid_check.rectified(pyramid(img), quad, n)
-    f = _look(view.astype(np.float32), rng)
-    f = _maybe_blurred(f, rng, 1.2)
-    out = _noise_and_jpeg(f, rng)
     flat = np.clip(target, -FIT_MOST, FIT_MOST).reshape(-1).astype(np.float32)
-    return grid_check.blob(out, n), flat
+    return _grid_view(img, quad, n, rng), flat

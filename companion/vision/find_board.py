@@ -629,8 +629,9 @@ def _fitted(small: Image, scale: float, corners: Corners, n: int) -> Corners:
     check would refuse the moved grid. Why after the check's verdict, not before: on the
     validation renders (tuned on) the fit nudged a refused grid five lines off into one the
     check let stand, and a right grid into one it refused."""
-    moved = grid_fit.settle(board_net.pyramid(small), corners * scale, n)
-    if np.array_equal(moved, corners * scale) or _refused(small, moved, n)[0]:
+    quad = corners * scale
+    moved = grid_fit.settle(board_net.pyramid(small), quad, n)
+    if np.array_equal(moved, quad) or _refused(small, moved, n)[0]:
         return corners
     return order_corners(moved / scale)
 

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -187,6 +188,28 @@ def _start(settings: Settings, stream: int | None) -> np.random.Generator:
     return np.random.default_rng([settings.seed, stream])
 
 
+_M = TypeVar("_M", bound=nn.Module)
+
+
+def _trained(
+    model: _M,
+    settings: Settings,
+    draw: Callable[[], tuple[torch.Tensor, torch.Tensor]],
+    loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    on_step: Callable[[int, float], None] | None,
+) -> _M:
+    """``model`` trained by :func:`one_cycle` on ``loss`` of its output for each batch
+    ``draw`` gives (inputs, targets): the loop the corner network, the check and the fit
+    share."""
+
+    def step_loss() -> torch.Tensor:
+        x, y = draw()
+        return loss(model(x), y)
+
+    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
+    return model
+
+
 def batch(
     frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
 ) -> tuple[torch.Tensor, ...]:
@@ -260,14 +283,13 @@ def train_corners(
     if not boards:
         raise CompanionError("no frame with a board to train the corner network on")
     rng = _start(settings, 1)
-    model = CornerModel(settings.width)
-
-    def step_loss() -> torch.Tensor:
-        x, spots = corner_batch(boards, rng, settings.batch, settings.hands)
-        return corner_loss(model(x), spots)
-
-    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
-    return model
+    return _trained(
+        CornerModel(settings.width),
+        settings,
+        lambda: corner_batch(boards, rng, settings.batch, settings.hands),
+        corner_loss,
+        on_step,
+    )
 
 
 def check_batch(
@@ -289,16 +311,13 @@ def train_check(
     if not any(f.corners is not None for f in frames):
         raise CompanionError("no frame with a board to train the grid check on")
     rng = _start(settings, 2)
-    model = CheckModel(settings.width)
-    bce = nn.BCEWithLogitsLoss()
-
-    def step_loss() -> torch.Tensor:
-        x, y = check_batch(frames, rng, settings.batch, settings.hands)
-        loss: torch.Tensor = bce(model(x), y)
-        return loss
-
-    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
-    return model
+    return _trained(
+        CheckModel(settings.width),
+        settings,
+        lambda: check_batch(frames, rng, settings.batch, settings.hands),
+        nn.BCEWithLogitsLoss(),
+        on_step,
+    )
 
 
 def fit_batch(
@@ -324,16 +343,13 @@ def train_fit(
     if not boards:
         raise CompanionError("no frame with a board to train the grid fit on")
     rng = _start(settings, 3)
-    model = FitModel(settings.width)
-    smooth = nn.SmoothL1Loss(beta=0.1)
-
-    def step_loss() -> torch.Tensor:
-        x, y = fit_batch(boards, rng, settings.batch, settings.hands)
-        loss: torch.Tensor = smooth(model(x), y)
-        return loss
-
-    one_cycle(model, step_loss, steps=settings.steps, lr=settings.lr, warmup=0.15, on_step=on_step)
-    return model
+    return _trained(
+        FitModel(settings.width),
+        settings,
+        lambda: fit_batch(boards, rng, settings.batch, settings.hands),
+        nn.SmoothL1Loss(beta=0.1),
+        on_step,
+    )
 
 
 def export(model: nn.Module, path: Path) -> None:
