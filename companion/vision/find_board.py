@@ -92,6 +92,7 @@ LOOK_HIDDEN = True  # on "no board", a board with a corner hidden (hide12)
 LOOK_OUTLINES = True  # on "no board", the corner network started inside each board outline
 LOOK_CHECKED = True  # on "no board", a hidden corner placed by the grid check (session 21)
 LOOK_FIT = True  # a grid its lines did not place moved by the learned grid fit (session 26)
+LOOK_COMPLETED = True  # on "no board", three peaks' parallelograms on the rescue's bars (s. 27)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 # a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
 # validation renders such grids were mostly half a spacing or more off (read, every stone
@@ -676,6 +677,15 @@ def _learned(
         # three sure corners whose fourth the board's lines could not place (a full or
         # blurred board shows few): the grid check asked of its every place nearby
         found = board_net.checked_hidden(small, lab, sizes, judge, proposals, maps, three=three)
+    if found is None and LOOK_COMPLETED:
+        # three peaks and a fourth corner completing their parallelogram, on which the corner
+        # network became sure of all four corners: :func:`board_net.hidden` takes only those
+        # with exactly three sure, so such a grid was judged by nothing (a blurred 9x9 whose
+        # four-peak decoding missed, 0.08 spacing off); a proposal like any other, on the
+        # rescue's bars
+        found = board_net.rescue(
+            small, lab, sizes, judge, outlines, board_net.completed(small, maps=maps)
+        )
     return found
 
 

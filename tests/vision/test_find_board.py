@@ -682,3 +682,23 @@ def test_corners_placed_by_hand_are_snapped_onto_the_grid(
     monkeypatch.setattr(find_board_module.board_net, "CORNER_WEIGHTS", tmp_path / "none.onnx")
     monkeypatch.setattr(find_board_module, "LOOK_FIT", False)
     assert np.allclose(find_board_module.snap(case.image, taps, 13), truth + off)
+
+
+def test_a_three_peak_parallelogram_the_corner_network_is_sure_of_is_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 500065 blurred (a 9x9, no hand, tuned on): the blurred lines make no
+    grid, the proposer's four-peak decoding gives nothing, and the corner network, started on
+    a parallelogram completed from three of its peaks, becomes sure of all four corners, which
+    the hidden-corner steps (exactly three sure) pass over. Judged on the rescue's bars, it is
+    the board. Without that step: no board."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([500_065], ["blur"])
+    assert case.corners is not None and case.size == 9
+    found = find_board(case.image, size=9)
+    assert _found_within(found.corners, case.corners, 9) <= 0.25
+    monkeypatch.setattr(fbm, "LOOK_COMPLETED", False)
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=9)
