@@ -17,11 +17,9 @@ finder works as it did. Weights: ``models/board.onnx``, card in ``models/BOARD_C
 from __future__ import annotations
 
 import itertools
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,6 +39,7 @@ from companion.vision.geometry import (
     spacing,
 )
 from companion.vision.lattice import distance_map, margin_colour, squareness
+from companion.vision.onnx_nets import OnnxNets, cached
 
 Image = NDArray[np.uint8]
 _P = TypeVar("_P", np.uint8, np.float32)  # a photo, or a map of its pixels
@@ -134,25 +133,16 @@ def letterbox(image: NDArray[_P]) -> tuple[NDArray[_P], NDArray[np.float64], NDA
     return view, np.array([kx, ky], np.float64), off
 
 
-class BoardNet:
+class BoardNet(OnnxNets):
     """One of the proposer's networks (:func:`propose`'s maps, :func:`refine`'s corner
     maps), loaded once from an ONNX file; it gives logits."""
 
-    def __init__(self, path: Path) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise VisionError(f"cannot load the board network {path}: {exc}") from exc
-        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        self._net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+    WHAT = "board network"
 
     def run(self, blob: NDArray[np.float32], *channels: int) -> NDArray[np.float32]:
         """The logits for a (batch, 3, h, w) blob, checked to be (batch, c, h', w') with c
         one of ``channels``."""
-        with self._lock:
-            self._net.setInput(blob)
-            out = np.asarray(self._net.forward(), np.float32)
+        (out,) = self.forward(blob)
         if out.ndim != 4 or out.shape[0] != blob.shape[0] or out.shape[1] not in channels:
             raise VisionError(
                 f"the board network gave maps of shape {out.shape}, "
@@ -176,13 +166,7 @@ def load(path: Path | None = None) -> BoardNet | None:
     path = WEIGHTS if path is None else path
     if not path.is_file():
         return None
-    return _load(path.resolve(), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=4)
-def _load(path: Path, _stamp: int) -> BoardNet:
-    """One net per file and version of it (a retrained file is read again)."""
-    return BoardNet(path)
+    return cached(BoardNet, path)
 
 
 def _peaks(heat: NDArray[np.float32]) -> list[tuple[float, float, float]]:

@@ -18,7 +18,6 @@ without its weights file the check says nothing (None) and the finder works as b
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +28,7 @@ from numpy.typing import NDArray
 
 from companion.errors import VisionError
 from companion.vision.geometry import Corners, homography, pyramid_view
+from companion.vision.onnx_nets import OnnxNets, cached
 
 Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_check.onnx"
@@ -84,32 +84,20 @@ def blob(view: Image, n: int) -> NDArray[np.float32]:
     return np.concatenate([colour, template(n)[None]], axis=0)
 
 
-class GridCheck:
+class GridCheck(OnnxNets):
     """The check's networks, each loaded once from an ONNX file (one logit per view); with
     more than one, their logits are averaged."""
 
-    def __init__(self, *paths: Path) -> None:
-        self._nets: list[cv2.dnn.Net] = []
-        for path in paths:
-            try:
-                self._nets.append(cv2.dnn.readNetFromONNX(str(path)))
-            except cv2.error as exc:
-                raise VisionError(f"cannot load the grid check {path}: {exc}") from exc
-        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+    WHAT = "grid check"
 
     def logits(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
         """The networks' mean logit per view, for a (batch, 4, VIEW, VIEW) blob."""
         logits = []
-        batch = np.ascontiguousarray(blobs, np.float32)
-        with self._lock:
-            for net in self._nets:
-                net.setInput(batch)
-                out = np.asarray(net.forward(), np.float32).reshape(-1)
-                if len(out) != len(blobs):
-                    raise VisionError(
-                        f"the grid check gave {len(out)} answers for {len(blobs)} views"
-                    )
-                logits.append(np.clip(out, -30.0, 30.0))
+        for raw in self.forward(blobs):
+            out = raw.reshape(-1)
+            if len(out) != len(blobs):
+                raise VisionError(f"the grid check gave {len(out)} answers for {len(blobs)} views")
+            logits.append(np.clip(out, -30.0, 30.0))
         return np.asarray(np.mean(logits, axis=0), np.float32)
 
     def run(self, blobs: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -126,13 +114,7 @@ def load(path: Path | None = None) -> GridCheck | None:
         return None
     if path is None and SECOND.is_file():
         paths.append(SECOND)
-    return _load(tuple((p, p.stat().st_mtime_ns) for p in paths))
-
-
-@lru_cache(maxsize=4)
-def _load(files: tuple[tuple[Path, int], ...]) -> GridCheck:
-    """One check per set of files and their versions (a retrained file is read again)."""
-    return GridCheck(*(path for path, _stamp in files))
+    return cached(GridCheck, *paths)
 
 
 def check(

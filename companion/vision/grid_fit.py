@@ -16,18 +16,16 @@ It runs through ``cv2.dnn``; without its weights file (:data:`WEIGHTS`) there is
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.errors import VisionError
 from companion.vision import grid_check
 from companion.vision.geometry import Corners, homography, project, spacing
+from companion.vision.onnx_nets import OnnxNets, cached
 
 Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_fit.onnx"
@@ -36,22 +34,16 @@ REACH = 1.0  # spacings: a grid whose corner the fit would move further is not a
 _ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
 
 
-class GridFit:
+class GridFit(OnnxNets):
     """The fit's network, loaded once from an ONNX file: eight numbers per view (where the
     true corners are in the grid's units, minus its corners; TL TR BR BL, x then y)."""
 
-    def __init__(self, path: Path) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise VisionError(f"cannot load the grid fit {path}: {exc}") from exc
-        self._lock = threading.Lock()  # a cv2.dnn net is not safe to run from two threads
+    WHAT = "grid fit"
 
     def run(self, blobs: NDArray[np.float32]) -> NDArray[np.float64]:
         """The corner moves (batch, 4, 2), spacings, for a (batch, 4, VIEW, VIEW) blob."""
-        with self._lock:
-            self._net.setInput(np.ascontiguousarray(blobs, np.float32))
-            out = np.asarray(self._net.forward(), np.float64)
+        (raw,) = self.forward(blobs)
+        out = raw.astype(np.float64)
         if out.size != 8 * len(blobs) or not np.isfinite(out).all():
             raise VisionError(f"the grid fit gave {out.shape} for {len(blobs)} views")
         return out.reshape(len(blobs), 4, 2)
@@ -63,13 +55,7 @@ def load(path: Path | None = None) -> GridFit | None:
     path = WEIGHTS if path is None else path
     if not path.is_file():
         return None
-    return _load(path.resolve(), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=4)
-def _load(path: Path, _stamp: int) -> GridFit:
-    """One fit per file and version of it (a retrained file is read again)."""
-    return GridFit(path)
+    return cached(GridFit, path)
 
 
 def moves(
