@@ -604,7 +604,8 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             "no board found in the image: no grid of lines, no board edge with a grid inside"
         )
     score, corners, n, placed = _finish(image, small, scale, found, outlines, bh)
-    refused, sure = _refused(small, corners * scale, n)
+    levels = board_net.pyramid(small)  # the check's and the fit's view of the working copy
+    refused, sure = _refused(levels, corners * scale, n)
     if refused and not learned:
         # the grid check is sure the classic finder's grid is off: the learned path gets its
         # turn, as if no grid had been found, and its grid must pass the check too
@@ -612,7 +613,7 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
         if again is not None:
             first = refused, sure, corners, n, placed
             score, corners, n, placed = _finish(image, small, scale, again, outlines, bh)
-            refused, sure = _refused(small, corners * scale, n)
+            refused, sure = _refused(levels, corners * scale, n)
             if refused and first[1] > sure:  # the surer of the two refused grids is offered
                 refused, sure, corners, n, placed = first
     if refused:
@@ -620,19 +621,20 @@ def _search(image: Image, size: int | None) -> tuple[float, Corners, int]:
             refused, suggested=[(float(x), float(y)) for x, y in corners], suggested_size=n
         )
     if not placed and LOOK_FIT:
-        corners = _fitted(small, scale, corners, n)
+        corners = _fitted(levels, scale, corners, n)
     return score, corners, n
 
 
-def _fitted(small: Image, scale: float, corners: Corners, n: int) -> Corners:
-    """The grid that stands (``corners`` in input pixels) moved where the learned grid fit
+def _fitted(levels: Sequence[Image], scale: float, corners: Corners, n: int) -> Corners:
+    """The grid that stands (``corners`` in input pixels; ``levels``: the working copy and its
+    halvings, :func:`board_net.pyramid`) moved where the learned grid fit
     (:mod:`grid_fit`), seeing the whole board through it, puts it; unmoved when the grid
     check would refuse the moved grid. Why after the check's verdict, not before: on the
     validation renders (tuned on) the fit nudged a refused grid five lines off into one the
     check let stand, and a right grid into one it refused."""
     quad = corners * scale
-    moved = grid_fit.settle(board_net.pyramid(small), quad, n)
-    if np.array_equal(moved, quad) or _refused(small, moved, n)[0]:
+    moved = grid_fit.settle(levels, quad, n)
+    if np.array_equal(moved, quad) or _refused(levels, moved, n)[0]:
         return corners
     return order_corners(moved / scale)
 
@@ -729,17 +731,18 @@ def snap(image: Image, corners: Corners, n: int) -> Corners:
     quad = order_corners(as_corners(corners))
     small, scale = _working_copy(image)
     polished = order_corners(board_net.polish(small, quad * scale, n) / scale)
-    return _fitted(small, scale, polished, n) if LOOK_FIT else polished
+    return _fitted(board_net.pyramid(small), scale, polished, n) if LOOK_FIT else polished
 
 
-def _refused(small: Image, quad: Corners, n: int) -> tuple[str, float]:
-    """Why the final grid ``quad`` (working pixels) is no board, or "" when it stands, and
+def _refused(levels: Sequence[Image], quad: Corners, n: int) -> tuple[str, float]:
+    """Why the final grid ``quad`` (working pixels; ``levels``: the working copy's
+    :func:`board_net.pyramid`) is no board, or "" when it stands, and
     the check's sureness of it: the grid check (without its weights: no opinion) is sure it
     is not on the board's lines. A board read a line off corrupts a record, while "no board"
     asks for another photo (or a look at the refused grid: :class:`BoardNotFound`)."""
     if REFUSE_CHECK <= 0:
         return "", 1.0
-    sure = grid_check.check(board_net.pyramid(small), [(quad, n)])
+    sure = grid_check.check(levels, [(quad, n)])
     if sure is None or sure[0] >= REFUSE_CHECK:
         return "", 1.0 if sure is None else float(sure[0])
     return (

@@ -188,6 +188,15 @@ def _start(settings: Settings, stream: int | None) -> np.random.Generator:
     return np.random.default_rng([settings.seed, stream])
 
 
+def _with_boards(frames: Sequence[Frame], network: str) -> list[Frame]:
+    """The frames that show a board (the corner network and the fit learn from a board's
+    corners), or a clear error naming ``network`` when none does."""
+    boards = [f for f in frames if f.corners is not None]
+    if not boards:
+        raise CompanionError(f"no frame with a board to train {network} on")
+    return boards
+
+
 _M = TypeVar("_M", bound=nn.Module)
 
 
@@ -279,9 +288,7 @@ def train_corners(
 ) -> CornerModel:
     """The corner network trained on patches of ``frames`` that have a board (the same frames
     and settings give the same weights)."""
-    boards = [f for f in frames if f.corners is not None]
-    if not boards:
-        raise CompanionError("no frame with a board to train the corner network on")
+    boards = _with_boards(frames, "the corner network")
     rng = _start(settings, 1)
     return _trained(
         CornerModel(settings.width),
@@ -339,9 +346,7 @@ def train_fit(
     (the same frames and settings give the same weights). Loss: smooth L1 in spacings (a
     tenth of a spacing is where it turns linear, so a far-off target does not swamp the
     near ones the fit is for)."""
-    boards = [f for f in frames if f.corners is not None]
-    if not boards:
-        raise CompanionError("no frame with a board to train the grid fit on")
+    boards = _with_boards(frames, "the grid fit")
     rng = _start(settings, 3)
     return _trained(
         FitModel(settings.width),

@@ -19,6 +19,7 @@ from companion.vision.finder_eval import cloth, corner_error
 from companion.vision.geometry import Corners, homography, project
 from companion.vision.render import random_position, render_board
 from companion.vision.scene import TEST_SEEDS_FROM, render_scene
+from tests.support.training import trained_alike
 
 HELD_OUT = TEST_SEEDS_FROM + 4321  # a scene seed no network was trained on
 
@@ -119,15 +120,10 @@ def test_training_runs_exports_and_cv2_gives_what_torch_gives(
     from companion.vision import train_board
 
     frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
-    losses: list[float] = []
     settings = train_board.Settings(
         seed=1, steps=3, batch=2, width=8, deep=deep, hand_map=hand_map, hands=0.5 * hand_map
     )
-    model = train_board.train(frames, settings, lambda _s, v: losses.append(v))
-    assert len(losses) == 3 and all(np.isfinite(losses))
-    again = train_board.train(frames, settings)
-    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
-        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    model = trained_alike(train_board.train, frames, settings)
     path = tmp_path / "board.onnx"
     train_board.export(model, path)
     view, _k, _off = board_net.letterbox(frames[0].image)
@@ -296,12 +292,7 @@ def test_corner_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: P
 
     frames = [board_data.flat_frame(7), board_data.empty_frame(8)]  # the cloth is skipped
     settings = train_board.Settings(seed=1, steps=3, batch=3, width=8)
-    losses: list[float] = []
-    model = train_board.train_corners(frames, settings, lambda _s, v: losses.append(v))
-    assert len(losses) == 3 and all(np.isfinite(losses))
-    again = train_board.train_corners(frames, settings)
-    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
-        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    model = trained_alike(train_board.train_corners, frames, settings)
     path = tmp_path / "corner.onnx"
     train_board.export(model, path)
     rng = np.random.default_rng(2)

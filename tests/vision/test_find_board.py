@@ -158,10 +158,11 @@ def test_a_final_grid_the_check_is_sure_is_off_is_no_board(
     with the refusal turned off, the grid stands as found."""
     r = render_board(FULL19, size=19, rotate=12, tilt=25, fill=0.7, seed=6, width=800, height=600)
     right = r.corners[0]
-    why, sure = find_board_module._refused(r.image, right, 19)
+    levels = find_board_module.board_net.pyramid(r.image)
+    why, sure = find_board_module._refused(levels, right, 19)
     assert why == "" and sure > 0.9
     for dx, dy in ((1, 0), (-1, -1), (0.5, 0)):
-        why, sure = find_board_module._refused(r.image, _a_line_off(right, 19, dx, dy), 19)
+        why, sure = find_board_module._refused(levels, _a_line_off(right, 19, dx, dy), 19)
         assert "grid check" in why and sure < find_board_module.REFUSE_CHECK
     # the whole finder, its last step made to push every grid a line off: the classic
     # finder's grid refused, then the learned path's
@@ -181,7 +182,7 @@ def test_a_final_grid_the_check_is_sure_is_off_is_no_board(
     assert find_board(r.image, size=19).size == 19  # no check: the grid stands
     monkeypatch.undo()
     monkeypatch.setattr(find_board_module, "REFUSE_CHECK", 0.0)
-    assert find_board_module._refused(r.image, _a_line_off(right, 19, 1, 0), 19)[0] == ""
+    assert find_board_module._refused(levels, _a_line_off(right, 19, 1, 0), 19)[0] == ""
 
 
 def test_a_plain_board_the_first_check_refuses_is_kept_by_the_two(

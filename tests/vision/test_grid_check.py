@@ -12,6 +12,7 @@ import pytest
 from companion.vision import board_data, grid_check
 from companion.vision.board_net import pyramid
 from companion.vision.geometry import homography, project
+from tests.support.training import trained_alike
 
 UNIT = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
 
@@ -126,12 +127,7 @@ def test_check_training_runs_exports_and_cv2_gives_what_torch_gives(tmp_path: Pa
 
     frames = [board_data.flat_frame(7), board_data.empty_frame(8)]
     settings = train_board.Settings(seed=1, steps=3, batch=4, width=8, hands=0.5)
-    losses: list[float] = []
-    model = train_board.train_check(frames, settings, lambda _s, v: losses.append(v))
-    assert len(losses) == 3 and all(np.isfinite(losses))
-    again = train_board.train_check(frames, settings)
-    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values(), strict=True):
-        assert torch.equal(a, b), f"{name} differs: training is not reproducible from its seed"
+    model = trained_alike(train_board.train_check, frames, settings)
     path = tmp_path / "check.onnx"
     train_board.export(model, path)
     img = _drawn_board(9, QUAD)
