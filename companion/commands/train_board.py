@@ -22,6 +22,7 @@ DEFAULT_OUT = {
     "corners": MODELS / "board_corner.onnx",
     "check": MODELS / "board_check.onnx",
     "fit": MODELS / "board_fit.onnx",
+    "reach": MODELS / "board_reach.onnx",
 }
 #: Frames are cached here (outside the repository): a 3D scene takes about a second.
 DEFAULT_CACHE = "~/.cache/companion/boards"
@@ -30,12 +31,13 @@ DEFAULT_CACHE = "~/.cache/companion/boards"
 @click.command()
 @click.option(
     "--stage",
-    type=click.Choice(["proposer", "corners", "check", "fit"]),
+    type=click.Choice(["proposer", "corners", "check", "fit", "reach"]),
     default="proposer",
     show_default=True,
     help="The proposer (whole frames), the corner network (patches around each corner) or "
     "the grid check (the board plane rectified through right and wrong grids) or the grid "
-    "fit (the same view through grids moved off the truth: where the true corners are).",
+    "fit (the same view through grids moved off the truth: where the true corners are) or "
+    "the grid reach (the fit for grids several spacings off, seen with a wider margin).",
 )
 @click.option("--scenes", default=1500, show_default=True, type=click.IntRange(0, 100000))
 @click.option(
@@ -183,6 +185,7 @@ def command(
                 "corners": train_board.train_corners,
                 "check": train_board.train_check,
                 "fit": train_board.train_fit,
+                "reach": train_board.train_reach,
             }[stage]
             model = fit(frames, settings, on_step)
         target = Path(out) if out else DEFAULT_OUT[stage]

@@ -436,16 +436,19 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
     return _grid_view(img, quad, n, rng), label
 
 
-def _grid_view(img: Image, quad: NDArray[np.float64], n: int, rng: np.random.Generator) -> F32:
+def _grid_view(
+    img: Image, quad: NDArray[np.float64], n: int, rng: np.random.Generator, margin: float = 1.5
+) -> F32:
     """The grid check's and the grid fit's input for ``img`` seen through ``quad``
-    (:func:`grid_check.rectified`, :func:`grid_check.blob`), under colour, blur, noise and
-    JPEG drawn from ``rng``."""
+    (:func:`grid_check.rectified`, :func:`grid_check.blob`; ``margin`` spacings beyond the
+    outer lines, the check's own unless the reach's), under colour, blur, noise and JPEG
+    drawn from ``rng``."""
     from companion.vision import grid_check
 
-    view = grid_check.rectified(pyramid(img), quad, n)
+    view = grid_check.rectified(pyramid(img), quad, n, margin)
     f = _look(view.astype(np.float32), rng)
     f = _maybe_blurred(f, rng, 1.2)
-    return grid_check.blob(_noise_and_jpeg(f, rng), n)
+    return grid_check.blob(_noise_and_jpeg(f, rng), n, margin)
 
 
 #: How the grid fit's training grids are moved off the truth, and how often (spacings).
@@ -500,3 +503,50 @@ def fit_sample(
         img = paste_hand(img, truth, n, rng)
     flat = np.clip(target, -FIT_MOST, FIT_MOST).reshape(-1).astype(np.float32)
     return _grid_view(img, quad, n, rng), flat
+
+
+#: How the grid reach's training grids are moved off the truth (board sides: spacings over
+#: n - 1), each added to the one before: the whole grid slid, grown or shrunk, each corner
+#: off, and (often) one corner far off (a hand over it). Sized on the proposer's misses on
+#: the validation views ending in "no board": 1.5-8 spacings of a 19 x 19, 1.5-3.3 of a 9 x 9.
+REACH_SLIDE = 0.15  # most a whole grid is slid, each way
+REACH_GROW = 0.08  # sd of the log of how much the grid is grown round its centre
+REACH_EACH = (0.005, 0.06)  # sd of every corner's own error, drawn between these
+REACH_FAR = (0.35, 0.05, 0.3)  # share of grids with one corner far off, and how far
+REACH_MOST = 0.35  # board sides: a target is clipped to this
+
+
+def reach_offsets(rng: np.random.Generator) -> NDArray[np.float64]:
+    """Moves (4 x 2, TL TR BR BL, board sides) of one training grid for the grid reach."""
+    d = rng.uniform(-REACH_SLIDE, REACH_SLIDE, 2) * rng.uniform() + np.zeros((4, 2))
+    d += (_UNIT4 - 0.5) * (np.exp(rng.normal(0, REACH_GROW)) - 1)
+    d += rng.normal(0, rng.uniform(*REACH_EACH), (4, 2))
+    share, near, far = REACH_FAR
+    if rng.uniform() < share:
+        angle = rng.uniform(0, 2 * np.pi)
+        d[int(rng.integers(0, 4))] += rng.uniform(near, far) * np.array(
+            [np.cos(angle), np.sin(angle)]
+        )
+    return np.clip(d, -REACH_MOST, REACH_MOST)
+
+
+def reach_sample(
+    frame: Frame, rng: np.random.Generator, hands: float = 0.0
+) -> tuple[F32, NDArray[np.float32]]:
+    """One training view for the grid reach (:func:`grid_fit.reached`): as
+    :func:`fit_sample`, through the truth moved by :func:`reach_offsets`, with the reach's
+    wider margin, the target in board sides."""
+    from companion.vision import grid_fit
+
+    if frame.corners is None:
+        raise CompanionError(f"{frame.name} has no board: no grid to reach")
+    n = frame.size
+    truth = np.asarray(frame.corners, np.float64)
+    ends = _UNIT4 * (n - 1)
+    quad = project(homography(truth, n), ends + reach_offsets(rng) * (n - 1))
+    target = (project(np.linalg.inv(homography(quad, n)), truth) - ends) / (n - 1)
+    img = frame.image
+    if hands > 0 and rng.uniform() < hands:
+        img = paste_hand(img, truth, n, rng)
+    flat = np.clip(target, -REACH_MOST, REACH_MOST).reshape(-1).astype(np.float32)
+    return _grid_view(img, quad, n, rng, grid_fit.reach_margin(n)), flat

@@ -927,13 +927,15 @@ def three_sure(
     sizes: Sequence[int],
     proposals: Sequence[Corners] = (),
     maps: FrameMaps | None = None,
+    *,
+    complete: bool = True,
 ) -> list[ThreeSure]:
-    """The seeds of :func:`hidden` and :func:`checked_hidden` (the four-peak ``proposals`` and
-    :func:`completed`'s quads), each refined for each size by the corner network
-    (:data:`POLISH_ROUNDS` rounds), where it is sure of exactly three corners
+    """The seeds of :func:`hidden` and :func:`checked_hidden` (the four-peak ``proposals`` and,
+    with ``complete``, :func:`completed`'s quads), each refined for each size by the corner
+    network (:data:`POLISH_ROUNDS` rounds), where it is sure of exactly three corners
     (:func:`_sure_corners`): (its answer, size, which corners are sure), a grid that an
     earlier seed led to left out. Made once per find and passed to both steps."""
-    seeds = list(proposals) + completed(small, maps=maps)
+    seeds = list(proposals) + (completed(small, maps=maps) if complete else [])
     pairs = [(quad, n) for quad in seeds for n in sizes if n >= 2]
     levels = pyramid(small)
     out: list[ThreeSure] = []

@@ -93,6 +93,7 @@ LOOK_OUTLINES = True  # on "no board", the corner network started inside each bo
 LOOK_CHECKED = True  # on "no board", a hidden corner placed by the grid check (session 21)
 LOOK_FIT = True  # a grid its lines did not place moved by the learned grid fit (session 26)
 LOOK_COMPLETED = True  # on "no board", three peaks' parallelograms on the rescue's bars (s. 27)
+LOOK_REACH = True  # on "no board", the proposer's grids moved by the learned grid reach (s. 28)
 INSIDE_OUTLINES = 2  # outlines (best first) whose lines are searched alone, in each look
 # a final grid the learned grid check (:mod:`grid_check`) puts under this is no board: on the
 # validation renders such grids were mostly half a spacing or more off (read, every stone
@@ -659,10 +660,12 @@ def _learned(
     maps = board_net.frame_maps(small)  # the proposer runs once on the whole frame
     proposals = board_net.propose(small, maps=maps)
     found = from_proposals(proposals)
+    nearer: list[Corners] = []  # the closer look's grids (the reach moves them too)
     if found is None and LOOK_CLOSER:
         # a small board (its corner peaks blurred together in the proposer's whole-frame
         # view): the proposer again on crops round its mask, through the same two steps
-        found = from_proposals(board_net.closer(small, maps=maps))
+        nearer = board_net.closer(small, maps=maps)
+        found = from_proposals(nearer)
     three: list[board_net.ThreeSure] | None = None  # made once for the two steps that use it
     if found is None and LOOK_HIDDEN:
         # a hand or an arm over a corner (no peak there): three sure corners, and the
@@ -679,16 +682,52 @@ def _learned(
         # three sure corners whose fourth the board's lines could not place (a full or
         # blurred board shows few): the grid check asked of its every place nearby
         found = board_net.checked_hidden(small, lab, sizes, judge, proposals, maps, three=three)
+    completed: list[Corners] = []
     if found is None and LOOK_COMPLETED:
         # three peaks and a fourth corner completing their parallelogram, on which the corner
         # network became sure of all four corners: :func:`board_net.hidden` takes only those
         # with exactly three sure, so such a grid was judged by nothing (a blurred 9x9 whose
         # four-peak decoding missed, 0.08 spacing off); a proposal like any other, on the
         # rescue's bars
-        found = board_net.rescue(
-            small, lab, sizes, judge, outlines, board_net.completed(small, maps=maps)
-        )
+        completed = board_net.completed(small, maps=maps)
+        found = board_net.rescue(small, lab, sizes, judge, outlines, completed)
+    if found is None and LOOK_REACH:
+        # the proposer's grids of the looks before, several spacings off (its peaks pulled
+        # onto a hand, a shadow or a cloth's pattern), moved by the grid reach, which sees the
+        # whole board through each, to within the corner network's reach; then the rescue
+        found = _reached(small, bh, lab, sizes, judge, outlines, [*proposals, *nearer, *completed])
     return found
+
+
+def _reached(
+    small: Image,
+    bh: NDArray[np.uint8],
+    lab: NDArray[np.float32],
+    sizes: Sequence[int],
+    judge: board_net.Judge,
+    outlines: list[Corners],
+    starts: Sequence[Corners],
+) -> tuple[float, Corners, int] | None:
+    """``starts`` (working-copy corners) moved by the grid reach (:func:`grid_fit.reached`)
+    for each size, then through the looks before on their own bars: the rescue, and where the
+    corner network is sure of three corners only (the fourth under the hand that pulled the
+    proposer off), the hidden corner placed by the board's lines or by the grid check. The
+    best of the sizes; None without the reach's weights."""
+    if not starts or not grid_fit.REACH_WEIGHTS.is_file():
+        return None
+    levels = board_net.pyramid(small)
+    best: tuple[float, Corners, int] | None = None
+    for n in sizes:
+        moved = [grid_fit.reached(levels, order_corners(q), n)[-1] for q in starts]
+        got = board_net.rescue(small, lab, (n,), judge, outlines, moved)
+        if got is None and LOOK_HIDDEN:
+            three = board_net.three_sure(small, (n,), moved, complete=False)
+            got = board_net.hidden(small, bh, lab, (n,), judge, outlines, three=three)
+            if got is None and LOOK_CHECKED:
+                got = board_net.checked_hidden(small, lab, (n,), judge, three=three)
+        if got is not None and (best is None or got[0] > best[0]):
+            best = got
+    return best
 
 
 def _finish(

@@ -43,21 +43,21 @@ MARGIN = 1.5  # spacings of board plane shown beyond the outer lines
 LINE = 1.0  # width of the drawn lines in the fourth channel, view pixels
 
 
-def view_to_image(quad: Corners, n: int) -> NDArray[np.float64]:
-    """The homography from view pixels to image pixels: grid units -MARGIN .. n-1+MARGIN
+def view_to_image(quad: Corners, n: int, margin: float = MARGIN) -> NDArray[np.float64]:
+    """The homography from view pixels to image pixels: grid units -margin .. n-1+margin
     across the view, as ``quad`` (TL TR BR BL corner intersections) puts the grid."""
-    s = (n - 1 + 2 * MARGIN) / VIEW  # grid units per view pixel
-    a = np.array([[s, 0, -MARGIN + 0.5 * s], [0, s, -MARGIN + 0.5 * s], [0, 0, 1]], np.float64)
+    s = (n - 1 + 2 * margin) / VIEW  # grid units per view pixel
+    a = np.array([[s, 0, -margin + 0.5 * s], [0, s, -margin + 0.5 * s], [0, 0, 1]], np.float64)
     out: NDArray[np.float64] = homography(np.asarray(quad, np.float64), n) @ a
     return out
 
 
 @lru_cache(maxsize=32)
-def template(n: int) -> NDArray[np.float32]:
+def template(n: int, margin: float = MARGIN) -> NDArray[np.float32]:
     """The fourth channel: the grid's n lines each way drawn in the view (0..1)."""
-    s = (n - 1 + 2 * MARGIN) / VIEW
+    s = (n - 1 + 2 * margin) / VIEW
     img = np.zeros((VIEW, VIEW), np.float32)
-    at = (np.arange(n) + MARGIN) / s - 0.5  # view pixel of line i
+    at = (np.arange(n) + margin) / s - 0.5  # view pixel of line i
     lo, hi = at[0], at[-1]
     q = 16  # sub-pixel bits: 2**4
     for v in at:
@@ -68,20 +68,21 @@ def template(n: int) -> NDArray[np.float32]:
     return img
 
 
-def rectified(levels: Sequence[Image], quad: Corners, n: int) -> Image:
+def rectified(levels: Sequence[Image], quad: Corners, n: int, margin: float = MARGIN) -> Image:
     """The board plane round the grid, :data:`VIEW` pixels square, drawn at twice the size
     from the pyramid level (``levels``: the image and its halvings) where a spacing is nearest
-    two view spacings, then halved by area: lines neither aliased away nor blown up."""
-    per = VIEW / (n - 1 + 2 * MARGIN)  # view pixels per spacing
+    two view spacings, then halved by area: lines neither aliased away nor blown up.
+    ``margin``: spacings shown beyond the outer lines (the grid reach's view is wider)."""
+    per = VIEW / (n - 1 + 2 * margin)  # view pixels per spacing
     return pyramid_view(
-        levels, view_to_image(quad, n), VIEW, per, 2 * per, border=cv2.BORDER_CONSTANT
+        levels, view_to_image(quad, n, margin), VIEW, per, 2 * per, border=cv2.BORDER_CONSTANT
     )
 
 
-def blob(view: Image, n: int) -> NDArray[np.float32]:
+def blob(view: Image, n: int, margin: float = MARGIN) -> NDArray[np.float32]:
     """The network's input for one view: (4, VIEW, VIEW), colours 0..1 and the drawn grid."""
     colour = view.astype(np.float32).transpose(2, 0, 1) / 255.0
-    return np.concatenate([colour, template(n)[None]], axis=0)
+    return np.concatenate([colour, template(n, margin)[None]], axis=0)
 
 
 class GridCheck(OnnxNets):

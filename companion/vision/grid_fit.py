@@ -24,13 +24,13 @@ from numpy.typing import NDArray
 
 from companion.errors import VisionError
 from companion.vision import grid_check
-from companion.vision.geometry import Corners, homography, project, spacing
+from companion.vision.geometry import Corners, encloses_area, homography, project, spacing
 from companion.vision.onnx_nets import OnnxNets, cached
 
 Image = NDArray[np.uint8]
 WEIGHTS = Path(__file__).resolve().parent / "models" / "board_fit.onnx"
 LEAST = 0.1  # spacings: a smaller move is within the fit's error (and a clean grid's sharper)
-REACH = 1.0  # spacings: a grid whose corner the fit would move further is not a near miss
+FARTHEST = 1.0  # spacings: a grid whose corner the fit would move further is not a near miss
 _ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
 
 
@@ -91,7 +91,7 @@ def fitted(
 
 def settle(levels: Sequence[Image], quad: Corners, n: int, *, path: Path | None = None) -> Corners:
     """``quad`` moved where one round of the fit puts it, or ``quad`` itself: a move under
-    :data:`LEAST` spacing is within the fit's own error and one over :data:`REACH` is a wrong
+    :data:`LEAST` spacing is within the fit's own error and one over :data:`FARTHEST` is a wrong
     grid, not a near miss. Why one round and no grid-check gate: on the validation renders
     (tuned on) a second round lost grids the first had right, and "the check no less sure"
     refused two right moves and saved none (BOARD_CARD, "Session 26")."""
@@ -99,4 +99,55 @@ def settle(levels: Sequence[Image], quad: Corners, n: int, *, path: Path | None 
     if len(steps) < 2 or not np.isfinite(steps[-1]).all():
         return np.asarray(quad, np.float64)
     moved = float(np.linalg.norm(steps[-1] - steps[0], axis=1).max()) / spacing(steps[0], n)
-    return steps[-1] if LEAST <= moved <= REACH else np.asarray(quad, np.float64)
+    return steps[-1] if LEAST <= moved <= FARTHEST else np.asarray(quad, np.float64)
+
+
+# The grid reach: the fit's coarse sibling, for a grid several spacings off (session 28).
+# Why: on the validation renders ending in "no board" (most with a hand over the board) the
+# proposer's grids start 1.5-8 spacings off, beyond the corner network's patches and the
+# fit's margin; a view a third of the board wider, trained on grids that far off, sees the
+# whole board and says where it is, a few rounds bringing the grid within the corner
+# network's reach (BOARD_CARD, "Session 28").
+REACH_WEIGHTS = WEIGHTS.with_name("board_reach.onnx")
+REACH_SIDE = 0.3  # board sides shown beyond the outer lines, beside the fit's own margin
+REACH_ROUNDS = 3  # rounds of the reach, each seeing the board through the grid before
+
+
+class GridReach(GridFit):
+    """The reach's network: eight numbers per view, as the fit's, in board sides (spacings
+    over ``n - 1``), so one network moves 9 x 9 and 19 x 19 grids alike."""
+
+    WHAT = "grid reach"
+
+
+def reach_margin(n: int) -> float:
+    """Spacings of board plane the reach sees beyond a grid of ``n`` lines' outer lines."""
+    return grid_check.MARGIN + REACH_SIDE * (n - 1)
+
+
+def reached(
+    levels: Sequence[Image],
+    quad: Corners,
+    n: int,
+    *,
+    rounds: int | None = None,
+    path: Path | None = None,
+) -> list[Corners]:
+    """``quad`` and the grid after each round of the reach (:data:`REACH_ROUNDS` unless
+    ``rounds``); only ``quad`` without weights."""
+    rounds = REACH_ROUNDS if rounds is None else rounds
+    path = REACH_WEIGHTS if path is None else path
+    if not (path.is_file() and encloses_area(np.asarray(quad, np.float64))):
+        return [np.asarray(quad, np.float64)]
+    net = cached(GridReach, path)
+    margin = reach_margin(n)
+    ends = _ENDS * (n - 1)
+    steps = [np.asarray(quad, np.float64)]
+    for _ in range(rounds):
+        view = grid_check.rectified(levels, steps[-1], n, margin)
+        d = net.run(grid_check.blob(view, n, margin)[None])[0] * (n - 1)
+        moved = project(homography(steps[-1], n), ends + d)
+        if not (np.isfinite(moved).all() and encloses_area(moved)):
+            break  # a grid folded over itself is no board: the rounds before stand
+        steps.append(moved)
+    return steps

@@ -16,10 +16,18 @@ from typing import TypeVar
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import nn
 
 from companion.errors import CompanionError
-from companion.vision.board_data import Frame, check_sample, corner_sample, fit_sample, sample
+from companion.vision.board_data import (
+    Frame,
+    check_sample,
+    corner_sample,
+    fit_sample,
+    reach_sample,
+    sample,
+)
 from companion.vision.board_net import INPUT_H, INPUT_W, PATCH, PATCH_STRIDE
 from companion.vision.grid_check import VIEW as CHECK_VIEW
 from companion.vision.train_loop import one_cycle
@@ -328,10 +336,17 @@ def train_check(
 
 
 def fit_batch(
-    frames: Sequence[Frame], rng: np.random.Generator, n: int, hands: float = 0.0
+    frames: Sequence[Frame],
+    rng: np.random.Generator,
+    n: int,
+    hands: float = 0.0,
+    draw: Callable[
+        [Frame, np.random.Generator, float], tuple[NDArray[np.float32], NDArray[np.float32]]
+    ] = fit_sample,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` grid-fit views of frames with a board, drawn at random: (views, corner moves)."""
-    views = [fit_sample(frames[int(i)], rng, hands) for i in rng.integers(0, len(frames), n)]
+    """``n`` grid-fit views (``draw``'s: the fit's, or the reach's) of frames with a board,
+    drawn at random: (views, corner moves)."""
+    views = [draw(frames[int(i)], rng, hands) for i in rng.integers(0, len(frames), n)]
     return torch.from_numpy(np.stack([x for x, _ in views])), torch.from_numpy(
         np.stack([y for _, y in views])
     )
@@ -353,6 +368,26 @@ def train_fit(
         settings,
         lambda: fit_batch(boards, rng, settings.batch, settings.hands),
         nn.SmoothL1Loss(beta=0.1),
+        on_step,
+    )
+
+
+def train_reach(
+    frames: Sequence[Frame],
+    settings: Settings,
+    on_step: Callable[[int, float], None] | None = None,
+) -> FitModel:
+    """The grid reach (:func:`grid_fit.reached`): the fit's network trained on grids moved
+    several spacings off (:func:`board_data.reach_offsets`), seen with a wider margin, the
+    moves in board sides. Loss: smooth L1 turning linear at a hundredth of the board (about
+    a fifth of a 19 x 19's spacing: nearer, the corner network takes over)."""
+    boards = _with_boards(frames, "the grid reach")
+    rng = _start(settings, 4)
+    return _trained(
+        FitModel(settings.width),
+        settings,
+        lambda: fit_batch(boards, rng, settings.batch, settings.hands, reach_sample),
+        nn.SmoothL1Loss(beta=0.01),
         on_step,
     )
 

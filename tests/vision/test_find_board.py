@@ -483,7 +483,8 @@ def test_a_board_on_stripes_of_its_colour_is_found_in_an_outline_cut_round_a_pro
     """Tuning scene 16 blurred: a white 19x19 board on a table striped white and blue, so
     the board's colour outline runs on along the stripes and holds no grid, and the blurred
     lines make no grid alone; the outline cut round the proposer's grid is the board's, and
-    the lattice in it is the board. Without that outline: no board."""
+    the lattice in it is the board. Without that outline and the grid reach (which finds
+    this board too, 0.18 spacing off, on the rescue's bars): no board."""
     from companion.vision import find_board as fbm
     from companion.vision.finder_eval import scene_cases
 
@@ -492,6 +493,7 @@ def test_a_board_on_stripes_of_its_colour_is_found_in_an_outline_cut_round_a_pro
     found = find_board(case.image, size=19)
     assert _found_within(found.corners, case.corners, 19) <= 0.25
     monkeypatch.setattr(fbm, "seeded_quads", lambda *_a: [])
+    monkeypatch.setattr(fbm, "LOOK_REACH", False)
     with pytest.raises(BoardNotFound):
         find_board(case.image, size=19)
 
@@ -504,8 +506,8 @@ def test_a_small_board_the_proposer_misses_in_the_whole_frame_is_found_closer(
     2-5 spacings off; the proposer again on a crop round its own mask gives the grid the
     rescue's steps keep. Without that closer look (and without the hidden-corner step, which
     since session 12 finds it too, 0.06 spacing off, from three sure corners, and the corner
-    network started inside the board's outline, which since session 16 does, 0.04 off): no
-    board."""
+    network started inside the board's outline, which since session 16 does, 0.04 off, and
+    the grid reach, which since session 28 does, 0.09 off): no board."""
     from companion.vision import find_board as fbm
     from companion.vision.finder_eval import scene_cases
 
@@ -518,6 +520,7 @@ def test_a_small_board_the_proposer_misses_in_the_whole_frame_is_found_closer(
     found = find_board(case.image, size=19)
     assert _found_within(found.corners, case.corners, 19) <= 0.25
     monkeypatch.setattr(fbm, "LOOK_OUTLINES", False)
+    monkeypatch.setattr(fbm, "LOOK_REACH", False)
     with pytest.raises(BoardNotFound):
         find_board(case.image, size=19)
 
@@ -703,3 +706,22 @@ def test_a_three_peak_parallelogram_the_corner_network_is_sure_of_is_judged(
     monkeypatch.setattr(fbm, "LOOK_COMPLETED", False)
     with pytest.raises(BoardNotFound):
         find_board(case.image, size=9)
+
+
+def test_a_proposal_far_off_is_brought_near_by_the_grid_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Validation scene 520098 motion-blurred (a 13 x 13, tuned on): every proposal starts
+    1.6-8 spacings off, beyond the corner network's patches; moved by the grid reach, which
+    sees the whole board through each, the rescue's bars keep the board. Without that step:
+    no board."""
+    from companion.vision import find_board as fbm
+    from companion.vision.finder_eval import scene_cases
+
+    _clean, case = scene_cases([520_098], ["motion"])
+    assert case.corners is not None and case.size == 13
+    found = find_board(case.image, size=13)
+    assert _found_within(found.corners, case.corners, 13) <= 0.25
+    monkeypatch.setattr(fbm, "LOOK_REACH", False)
+    with pytest.raises(BoardNotFound):
+        find_board(case.image, size=13)

@@ -120,7 +120,7 @@ def test_the_shipped_fit_leaves_a_right_grid_right_and_never_moves_far() -> None
     assert corner_error(grid_fit.settle(levels, truth, 19), truth, 19) < 0.12
     far = truth + np.array([3.0, 0.0]) * sp  # three lines off: no near miss to mend
     got = grid_fit.settle(levels, far, 19)
-    assert np.linalg.norm(got - far, axis=1).max() <= grid_fit.REACH * sp * 1.2
+    assert np.linalg.norm(got - far, axis=1).max() <= grid_fit.FARTHEST * sp * 1.2
 
 
 @pytest.mark.parametrize(("seed", "copy", "n"), [(520_025, "blur", 19), (520_093, "", 13)])
