@@ -14,21 +14,27 @@ from tests.support.training import trained_alike
 from tests.vision.test_grid_check import QUAD, UNIT, _drawn_board
 
 
-def test_a_training_target_moves_the_moved_grid_back_onto_the_truth() -> None:
+@pytest.mark.parametrize("kind", ["fit", "reach"])
+def test_a_training_target_moves_the_moved_grid_back_onto_the_truth(kind: str) -> None:
+    """The fit's targets are in spacings, the reach's in board sides (spacings over n - 1)."""
     n = 9
     frame = board_data.Frame(_drawn_board(n, QUAD), QUAD, n, "drawn")
+    sample, offsets, most, unit = {
+        "fit": (board_data.fit_sample, board_data.fit_offsets, board_data.FIT_MOST, 1),
+        "reach": (board_data.reach_sample, board_data.reach_offsets, board_data.REACH_MOST, n - 1),
+    }[kind]
     rng = np.random.default_rng(3)
     for _ in range(40):
         state = rng.bit_generator.state
-        x, y = board_data.fit_sample(frame, rng)
+        x, y = sample(frame, rng)
         assert x.shape == (4, grid_check.VIEW, grid_check.VIEW) and x.dtype == np.float32
-        assert y.shape == (8,) and np.abs(y).max() <= board_data.FIT_MOST
+        assert y.shape == (8,) and np.abs(y).max() <= most
         # the grid the view was drawn through, drawn again from the same numbers
         again = np.random.default_rng()
         again.bit_generator.state = state
-        moved = project(homography(QUAD, n), UNIT * (n - 1) + board_data.fit_offsets(again))
-        back = project(homography(moved, n), UNIT * (n - 1) + y.reshape(4, 2))
-        if np.abs(y).max() < board_data.FIT_MOST:  # a clipped target is short by design
+        moved = project(homography(QUAD, n), UNIT * (n - 1) + offsets(again) * unit)
+        back = project(homography(moved, n), UNIT * (n - 1) + y.reshape(4, 2) * unit)
+        if np.abs(y).max() < most - 1e-6:  # a clipped target is short by design
             assert np.abs(back - QUAD).max() < 1e-3  # pixels; the target is float32
 
 
