@@ -437,7 +437,11 @@ def check_sample(frame: Frame, rng: np.random.Generator, hands: float = 0.0) -> 
 
 
 def _grid_view(
-    img: Image, quad: NDArray[np.float64], n: int, rng: np.random.Generator, margin: float = 1.5
+    img: Image,
+    quad: NDArray[np.float64],
+    n: int,
+    rng: np.random.Generator,
+    margin: float | None = None,
 ) -> F32:
     """The grid check's and the grid fit's input for ``img`` seen through ``quad``
     (:func:`grid_check.rectified`, :func:`grid_check.blob`; ``margin`` spacings beyond the
@@ -445,6 +449,7 @@ def _grid_view(
     drawn from ``rng``."""
     from companion.vision import grid_check
 
+    margin = grid_check.MARGIN if margin is None else margin
     view = grid_check.rectified(pyramid(img), quad, n, margin)
     f = _look(view.astype(np.float32), rng)
     f = _maybe_blurred(f, rng, 1.2)

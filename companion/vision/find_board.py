@@ -694,7 +694,8 @@ def _learned(
     if found is None and LOOK_REACH:
         # the proposer's grids of the looks before, several spacings off (its peaks pulled
         # onto a hand, a shadow or a cloth's pattern), moved by the grid reach, which sees the
-        # whole board through each, to within the corner network's reach; then the rescue
+        # whole board through each, to within the corner network's reach; then judged by
+        # the looks before, on their own bars
         found = _reached(small, bh, lab, sizes, judge, outlines, [*proposals, *nearer, *completed])
     return found
 

@@ -1,5 +1,5 @@
-"""A learned last move for a found grid: where its corners really are, from the whole board
-seen through it.
+"""Learned moves of a grid onto its board, from the whole board seen through it: the fit, a
+found grid's last move, and the reach, a far-off proposal's first.
 
 Why: most grids the finder gives off are near misses, three corners right and one a quarter
 of a spacing to a spacing off (a hand or blur over it), or the whole grid fitted to the
@@ -10,8 +10,11 @@ through the grid (the grid check's own view, :func:`grid_check.rectified`) shows
 and stone at once: a network trained on the truth moved off at random says where the true
 corners are in the grid's own units, and one round moves the grid there.
 
-It runs through ``cv2.dnn``; without its weights file (:data:`WEIGHTS`) there is no fit
-(None) and the finder works as before.
+The reach (:func:`reached`) is the same network on a wider view, trained on grids several
+spacings off, for the proposals the finder could not otherwise judge (below).
+
+Both run through ``cv2.dnn``; without a weights file (:data:`WEIGHTS`,
+:data:`REACH_WEIGHTS`) that step is skipped and the finder works as before.
 """
 
 from __future__ import annotations
