@@ -14,7 +14,7 @@ network's input, with the target maps of :func:`targets`. numpy and OpenCV only 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -494,20 +494,36 @@ def fit_sample(
     true corners are in the moved grid's own units minus its corners: 8 numbers, TL TR BR BL,
     x then y, spacings). The view is the grid check's (:func:`grid_check.rectified`) through
     the truth moved by :func:`fit_offsets`, under the same colour, blur, noise and JPEG."""
+    return _moved_grid_sample(frame, rng, hands, fit_offsets, "fit", 1.0, FIT_MOST)
+
+
+def _moved_grid_sample(
+    frame: Frame,
+    rng: np.random.Generator,
+    hands: float,
+    offsets: Callable[[np.random.Generator], NDArray[np.float64]],
+    what: str,
+    unit: float,
+    most: float,
+    margin: float | None = None,
+) -> tuple[F32, NDArray[np.float32]]:
+    """What :func:`fit_sample` and :func:`reach_sample` share: ``frame``'s truth moved by
+    ``offsets`` (in units of ``unit`` spacings), a hand pasted over ``hands`` of the views,
+    the view through the moved grid (``margin``: the check's own unless given) and the target,
+    where the true corners are in the moved grid's units minus its corners, over ``unit`` and
+    clipped at ``most``. ``what`` names the network in the error for a frame with no board."""
     if frame.corners is None:
-        raise CompanionError(f"{frame.name} has no board: no grid to fit")
+        raise CompanionError(f"{frame.name} has no board: no grid to {what}")
     n = frame.size
     truth = np.asarray(frame.corners, np.float64)
-    H = homography(truth, n)
     ends = _UNIT4 * (n - 1)
-    quad = project(H, ends + fit_offsets(rng))
-    moved = homography(quad, n)
-    target = project(np.linalg.inv(moved), truth) - ends
+    quad = project(homography(truth, n), ends + offsets(rng) * unit)
+    target = (project(np.linalg.inv(homography(quad, n)), truth) - ends) / unit
     img = frame.image
     if hands > 0 and rng.uniform() < hands:
         img = paste_hand(img, truth, n, rng)
-    flat = np.clip(target, -FIT_MOST, FIT_MOST).reshape(-1).astype(np.float32)
-    return _grid_view(img, quad, n, rng), flat
+    flat = np.clip(target, -most, most).reshape(-1).astype(np.float32)
+    return _grid_view(img, quad, n, rng, margin), flat
 
 
 #: How the grid reach's training grids are moved off the truth (board sides: spacings over
@@ -543,15 +559,7 @@ def reach_sample(
     wider margin, the target in board sides."""
     from companion.vision import grid_fit
 
-    if frame.corners is None:
-        raise CompanionError(f"{frame.name} has no board: no grid to reach")
     n = frame.size
-    truth = np.asarray(frame.corners, np.float64)
-    ends = _UNIT4 * (n - 1)
-    quad = project(homography(truth, n), ends + reach_offsets(rng) * (n - 1))
-    target = (project(np.linalg.inv(homography(quad, n)), truth) - ends) / (n - 1)
-    img = frame.image
-    if hands > 0 and rng.uniform() < hands:
-        img = paste_hand(img, truth, n, rng)
-    flat = np.clip(target, -REACH_MOST, REACH_MOST).reshape(-1).astype(np.float32)
-    return _grid_view(img, quad, n, rng, grid_fit.reach_margin(n)), flat
+    return _moved_grid_sample(
+        frame, rng, hands, reach_offsets, "reach", n - 1.0, REACH_MOST, grid_fit.reach_margin(n)
+    )

@@ -2,7 +2,7 @@
 under a lock, with one error for a file that is not a network.
 
 Why one base: the board proposer and its corner network (:mod:`board_net`), the grid check
-(:mod:`grid_check`) and the grid fit (:mod:`grid_fit`) each load a file, guard the net
+(:mod:`grid_check`) and the grid fit and reach (:mod:`grid_fit`) each load a file, guard the net
 against two threads (a ``cv2.dnn`` net is not safe to run from two at once) and reload a
 retrained file; only what their outputs mean differs, and that is all a subclass says.
 """
