@@ -35,6 +35,7 @@ WEIGHTS = Path(__file__).resolve().parent / "models" / "board_fit.onnx"
 LEAST = 0.1  # spacings: a smaller move is within the fit's error (and a clean grid's sharper)
 FARTHEST = 1.0  # spacings: a grid whose corner the fit would move further is not a near miss
 _ENDS = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)  # TL TR BR BL, times n - 1
+_MIRROR = [1, 0, 3, 2]  # the corners' order in a view mirrored left to right
 
 
 class GridFit(OnnxNets):
@@ -62,18 +63,36 @@ def load(path: Path | None = None) -> GridFit | None:
 
 
 def moves(
-    levels: Sequence[Image], grids: Sequence[tuple[Corners, int]], *, path: Path | None = None
+    levels: Sequence[Image],
+    grids: Sequence[tuple[Corners, int]],
+    *,
+    path: Path | None = None,
+    mirrored: bool = True,
 ) -> NDArray[np.float64] | None:
     """Where the true corners are for each (corners, size) grid, in the grid's own units
     minus its corners: (len(grids), 4, 2) spacings; None without weights. ``levels``: the
-    image the corners are in, and its halvings."""
+    image the corners are in, and its halvings. ``mirrored``: the mean of the network's
+    answer for the view and for the view mirrored left to right (:data:`_MIRROR`), which is
+    the same board seen through the same grid with its corners named the other way round.
+    Why: one answer is a few tenths of a spacing off on a 19 x 19 (its spacing is five view
+    pixels); the mirrored view's error is its own, and the mean of the two put more near
+    misses right on the validation renders and on two spent held-out ranges alike, where a
+    second round helped one and hurt the other (BOARD_CARD, "Session 29")."""
     net = load(path)
     if net is None:
         return None
     if not grids:
         return np.zeros((0, 4, 2))
     views = np.stack([grid_check.blob(grid_check.rectified(levels, q, n), n) for q, n in grids])
-    return net.run(views)
+    if not mirrored:
+        return net.run(views)
+    both = net.run(np.concatenate([views, np.ascontiguousarray(views[..., ::-1])]))
+    plain, seen = both[: len(grids)], both[len(grids) :]
+    # the mirrored grid's corner j is the grid's corner _MIRROR[j], its x running the other way
+    back = np.empty_like(seen)
+    back[:, _MIRROR] = seen * np.array([-1.0, 1.0])
+    out: NDArray[np.float64] = (plain + back) / 2
+    return out
 
 
 def fitted(
@@ -97,7 +116,8 @@ def settle(levels: Sequence[Image], quad: Corners, n: int, *, path: Path | None 
     :data:`LEAST` spacing is within the fit's own error and one over :data:`FARTHEST` is a wrong
     grid, not a near miss. Why one round and no grid-check gate: on the validation renders
     (tuned on) a second round lost grids the first had right, and "the check no less sure"
-    refused two right moves and saved none (BOARD_CARD, "Session 26")."""
+    refused two right moves and saved none (BOARD_CARD, "Session 26"); the round is the mean
+    of the grid's and its mirror's answers (:func:`moves`)."""
     steps = fitted(levels, quad, n, rounds=1, path=path)
     if len(steps) < 2 or not np.isfinite(steps[-1]).all():
         return np.asarray(quad, np.float64)
